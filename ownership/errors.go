@@ -1,0 +1,29 @@
+package ownership
+
+import "errors"
+
+// Sentinel errors of the ownership protocol. Callers test them with errors.Is; the concrete
+// errors returned carry detail (for example *OwnedError names the holder).
+var (
+	// ErrOwned: the guard is held by another live process (the kernel says so).
+	ErrOwned = errors.New("routines are owned by another process")
+	// ErrHeldInProcess: this process already owns the guard through another Handle.
+	ErrHeldInProcess = errors.New("this process already owns the routines")
+	// ErrDenied: the owner answered a takeover request with "denied".
+	ErrDenied = errors.New("takeover denied by the owner")
+	// ErrTakeoverTimeout: the owner did not yield before the challenger's deadline.
+	ErrTakeoverTimeout = errors.New("takeover timed out")
+	// ErrNotAdmitting: the handle no longer admits new runs (yielding, released or guard lost).
+	ErrNotAdmitting = errors.New("owner is not admitting new runs")
+	// ErrReleased: the handle has released ownership.
+	ErrReleased = errors.New("ownership released")
+	// ErrGuardReplaced: owner.lock on disk is no longer the file whose lock this process holds.
+	ErrGuardReplaced = errors.New("guard file was deleted or replaced")
+	// ErrUnsafeDir: the state directory is a symlink to another user's directory, owned by another
+	// uid, group/world-writable, or on a network/FUSE filesystem where locks are not shared.
+	ErrUnsafeDir = errors.New("state directory is not safe to use")
+	// ErrNotWedged: kill-wedged refused because the owner is not verifiably wedged.
+	ErrNotWedged = errors.New("owner is not verifiably wedged")
+	// ErrNoRequest: Decide was called with an unknown or expired takeover request id.
+	ErrNoRequest = errors.New("no such pending takeover request")
+)

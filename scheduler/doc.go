@@ -1,0 +1,4 @@
+// Package scheduler runs routines at most once per slot: routines.toml parsing and validation,
+// slot computation, the SQLite run journal, the gocron engine gated by ownership, catch-up and
+// wake repair (DESIGN.md §4).
+package scheduler

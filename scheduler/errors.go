@@ -1,0 +1,17 @@
+package scheduler
+
+import "errors"
+
+// Sentinel errors of the scheduler. Callers test them with errors.Is.
+var (
+	// ErrConfig: routines.toml cannot be used as a whole (it does not parse, or cannot be read).
+	ErrConfig = errors.New("invalid routines file")
+	// ErrFenced: a journal write carries an epoch older than one already recorded.
+	ErrFenced = errors.New("fenced: a newer owner epoch exists")
+	// ErrSlotClaimed: the (routine, slot) pair was already claimed; the slot ran before.
+	ErrSlotClaimed = errors.New("slot already claimed")
+	// ErrUnknownRoutine: no routine of that name in the current configuration.
+	ErrUnknownRoutine = errors.New("no such routine")
+	// ErrNoRun: no run with that id in the journal.
+	ErrNoRun = errors.New("no such run")
+)
