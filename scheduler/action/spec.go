@@ -67,6 +67,7 @@ type Result struct {
 	Output   []byte // combined output, capped by the caller at 64 KiB
 	Summary  string // one line for notifications and history
 	Changed  bool   // watch: the page changed
+	Attempts int    // 1 + retries used
 }
 
 // Action is one routine's work. Run must honour ctx (timeout, replace, shutdown).
