@@ -9,7 +9,7 @@ EXAMPLE_HOME ?= $(CURDIR)/build/example-home
 TORTURE_DURATION ?= 120s
 APT_PACKAGES := gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev \
 	libxinerama-dev libxi-dev libxxf86vm-dev xvfb xauth dbus dbus-x11 imagemagick xdotool \
-	haskell-status-notifier-item-utils dunst desktop-file-utils
+	haskell-status-notifier-item-utils dunst desktop-file-utils gcc-mingw-w64-x86-64-win32
 
 .PHONY: help deps build build-nogui run daemon test test-unit test-gui bench torture lint package windows clean
 
@@ -30,10 +30,18 @@ $(EXAMPLE_HOME)/routines.toml: examples/routines.toml
 	mkdir -p $(EXAMPLE_HOME) && chmod 700 $(EXAMPLE_HOME)
 	sed 's#@HOME@#$(EXAMPLE_HOME)#g' $< > $@ && chmod 600 $@
 
-run: build $(EXAMPLE_HOME)/routines.toml ## start the desktop app on the example routines
+# The example page watch reads this page through `routinely dev-serve`; copied once, then yours to edit.
+$(EXAMPLE_HOME)/site/index.html:
+	mkdir -p $(EXAMPLE_HOME)/site && cp examples/site/index.html $@
+
+EXAMPLE_FILES := $(EXAMPLE_HOME)/routines.toml $(EXAMPLE_HOME)/site/index.html
+
+run: build $(EXAMPLE_FILES) ## start the desktop app on the example routines
+	./$(BIN) dev-serve $(EXAMPLE_HOME)/site & trap 'kill $$! 2>/dev/null' EXIT; \
 	ROUTINELY_HOME=$(EXAMPLE_HOME) ./$(BIN)
 
-daemon: build-nogui $(EXAMPLE_HOME)/routines.toml ## start the headless daemon on the example routines
+daemon: build-nogui $(EXAMPLE_FILES) ## start the headless daemon on the example routines
+	./$(BIN_NOGUI) dev-serve $(EXAMPLE_HOME)/site & trap 'kill $$! 2>/dev/null' EXIT; \
 	ROUTINELY_HOME=$(EXAMPLE_HOME) ./$(BIN_NOGUI) daemon
 
 test: lint test-unit test-gui ## the whole suite: vet, unit + multi-process tests with -race, desktop checks
@@ -60,10 +68,19 @@ lint: ## gofmt, go vet (default, nogui, darwin, windows), staticcheck if install
 	CGO_ENABLED=0 GOOS=windows $(GO) vet -tags nogui ./ownership/... ./scheduler/... ./app/autostart/... ./app/cli/...
 	@if command -v staticcheck >/dev/null; then staticcheck ./...; else echo "staticcheck not installed: skipped"; fi
 
-package: ## Linux release tar.xz via fyne package
+package: ## Linux release tar.xz via fyne package (binary, .desktop entry, icon)
 	$(GO) install fyne.io/tools/cmd/fyne@v1.7.4
-	$$($(GO) env GOPATH)/bin/fyne package -os linux -release
-	mkdir -p build && mv -f *.tar.xz build/
+	@# fyne's -release bumps [Details] Build and rewrites FyneApp.toml: keep the committed file.
+	mkdir -p build && cp FyneApp.toml build/FyneApp.toml.keep
+	GOFLAGS='-ldflags=-X=github.com/routinely/routinely/app/cli.Version=$(VERSION)' \
+		$$($(GO) env GOPATH)/bin/fyne package -os linux -release; \
+		rc=$$?; mv -f build/FyneApp.toml.keep FyneApp.toml; exit $$rc
+	mv -f Routinely.tar.xz build/
+	@tar -tJf build/Routinely.tar.xz | grep -qE 'bin/routinely$$' && \
+		tar -tJf build/Routinely.tar.xz | grep -qE 'applications/io\.routinely\.app\.desktop$$' && \
+		tar -tJf build/Routinely.tar.xz | grep -qE 'pixmaps/io\.routinely\.app\.png$$' || \
+		{ echo "build/Routinely.tar.xz lacks the binary, .desktop entry or icon"; exit 1; }
+	@echo "built build/Routinely.tar.xz"
 
 windows: ## cross-build routinely.exe (needs gcc-mingw-w64-x86-64-win32)
 	GOOS=windows CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc $(GO) build -ldflags '$(LDFLAGS) -H windowsgui' -o build/routinely.exe .

@@ -6,8 +6,14 @@ import (
 	"os"
 
 	"github.com/routinely/routinely/app/cli"
+	"github.com/routinely/routinely/app/console"
 )
 
 func main() {
-	os.Exit(cli.Execute(os.Args[1:], desktopEntry))
+	args := os.Args[1:]
+	if !cli.WantsDesktop(args) {
+		// A GUI-subsystem Windows build has no console of its own: print where the command was typed.
+		console.Attach()
+	}
+	os.Exit(cli.Execute(args, desktopEntry))
 }

@@ -27,3 +27,7 @@ var (
 	// ErrNoRequest: Decide was called with an unknown or expired takeover request id.
 	ErrNoRequest = errors.New("no such pending takeover request")
 )
+
+// errGarbage marks a state file that exists but does not hold what it should (empty, torn, not
+// JSON). Readers treat it as missing; the next owner rewrites the file.
+var errGarbage = errors.New("unreadable")

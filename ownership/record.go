@@ -32,17 +32,20 @@ type JobInfo struct {
 // Record is owner.json: diagnostics only, written atomically by the owner. It never decides who
 // owns; the guard lock does.
 type Record struct {
-	Token       string    `json:"token"`
-	Epoch       uint64    `json:"epoch"`
-	PID         int       `json:"pid"`
-	PIDStartMS  int64     `json:"pid_start_ms"` // process create time, ms since the Unix epoch (gopsutil)
-	Host        string    `json:"host"`
-	UID         int       `json:"uid"`
-	Role        Role      `json:"role"`
-	Version     string    `json:"version"`
-	Command     []string  `json:"command,omitempty"`
-	AcquiredAt  time.Time `json:"acquired_at"`
-	HeartbeatAt time.Time `json:"heartbeat_at"`
+	Token      string `json:"token"`
+	Epoch      uint64 `json:"epoch"`
+	PID        int    `json:"pid"`
+	PIDStartMS int64  `json:"pid_start_ms"` // process create time, ms since the Unix epoch (gopsutil)
+	// PIDStartTicks is the raw start time in clock ticks since boot (Linux /proc/PID/stat field
+	// 22; 0 elsewhere). Unlike PIDStartMS it does not move when the wall clock is stepped.
+	PIDStartTicks uint64    `json:"pid_start_ticks,omitempty"`
+	Host          string    `json:"host"`
+	UID           int       `json:"uid"`
+	Role          Role      `json:"role"`
+	Version       string    `json:"version"`
+	Command       []string  `json:"command,omitempty"`
+	AcquiredAt    time.Time `json:"acquired_at"`
+	HeartbeatAt   time.Time `json:"heartbeat_at"`
 	// LastTickAt is the last time the scheduler handled a slot (ran, skipped or missed it).
 	LastTickAt time.Time `json:"last_tick_at"`
 	// Progress counts scheduler ticks; unchanged while work is due means "stalled".
@@ -58,12 +61,14 @@ type Record struct {
 
 // Requester identifies the process asking for a takeover.
 type Requester struct {
-	PID        int      `json:"pid"`
-	PIDStartMS int64    `json:"pid_start_ms"`
-	Host       string   `json:"host"`
-	UID        int      `json:"uid"`
-	Role       Role     `json:"role"`
-	Command    []string `json:"command"`
+	PID        int   `json:"pid"`
+	PIDStartMS int64 `json:"pid_start_ms"`
+	// PIDStartTicks: as Record.PIDStartTicks.
+	PIDStartTicks uint64   `json:"pid_start_ticks,omitempty"`
+	Host          string   `json:"host"`
+	UID           int      `json:"uid"`
+	Role          Role     `json:"role"`
+	Command       []string `json:"command"`
 }
 
 // Request is takeover.json, written atomically by a challenger.

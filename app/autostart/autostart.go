@@ -3,10 +3,14 @@
 package autostart
 
 // CONTRACT FILE (owned by the autostart implementer; app/cli and app/desktop call it).
-
-import "errors"
-
-var errTODO = errors.New("autostart: not implemented yet")
+//
+// The rule about the user's choice: Enable is only ever called for an explicit act of the user
+// (`routinely autostart enable`, ticking "Start at login"). It rewrites our own entry, which
+// clears a Hidden=true / X-GNOME-Autostart-enabled=false / Disabled=true the user put in it,
+// because ticking the box again is the user changing their mind. It never touches the operating
+// system's own switch (Windows' StartupApproved, macOS' `launchctl disable`): only the user turns
+// that back on in the system settings, and Status keeps saying DisabledByUser until they do.
+// The app itself calls only Refresh, which follows a moved binary but never re-enables.
 
 // AppID is the reverse-DNS application id, identical to FyneApp.toml [Details] ID.
 const AppID = "io.routinely.app"
@@ -31,10 +35,15 @@ type Status struct {
 }
 
 // Enable installs or rewrites the login item so it starts exe with --background.
-func Enable(exe string) (Status, error) { return Status{}, errTODO }
+// Call it only for an explicit act of the user (see the rule above).
+func Enable(exe string) (Status, error) { return Default().Enable(exe) }
 
 // Disable removes the login item (idempotent).
-func Disable() (Status, error) { return Status{}, errTODO }
+func Disable() (Status, error) { return Default().Disable() }
 
 // Current reports the login item's state relative to exe.
-func Current(exe string) (Status, error) { return Status{}, errTODO }
+func Current(exe string) (Status, error) { return Default().Current(exe) }
+
+// Refresh points an enabled login item at exe when the binary moved; it leaves a disabled or
+// user-disabled item alone. This is the only call the app makes on its own (e.g. at start-up).
+func Refresh(exe string) (Status, error) { return Default().Refresh(exe) }

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"runtime"
 
 	"github.com/routinely/routinely/app/paths"
 )
@@ -10,3 +12,33 @@ import (
 // DesktopFunc starts the desktop app on the profile p and blocks until it quits. background
 // starts it with no window shown (what autostart uses). It returns nil on a clean quit.
 type DesktopFunc func(ctx context.Context, p paths.Paths, background bool, version string, logger *slog.Logger) error
+
+// runDesktop starts the desktop app, or explains why it cannot and what to run instead: the
+// binary was built with -tags nogui (desktop == nil), or on Linux there is no display to draw
+// on (GLFW would panic). Both return errNoDesktop (exit 1).
+func runDesktop(ctx context.Context, e *env, desktop DesktopFunc, background bool) error {
+	if desktop == nil {
+		fmt.Fprint(e.stderr, `This routinely binary was built without the desktop app (-tags nogui).
+Run your routines headless instead:
+  routinely daemon            own the schedule in this terminal (Ctrl-C stops it)
+  routinely status            see who owns and what ran
+Build the desktop app with 'make build' (needs the GL/X11 headers: 'make deps').
+`)
+		return errNoDesktop
+	}
+	if runtime.GOOS == "linux" && e.getenv("DISPLAY") == "" && e.getenv("WAYLAND_DISPLAY") == "" {
+		fmt.Fprint(e.stderr, `No graphical session: neither $DISPLAY nor $WAYLAND_DISPLAY is set, so the desktop app
+cannot open its tray icon. On a server or over SSH, run your routines headless instead:
+  routinely daemon
+`)
+		return errNoDesktop
+	}
+	p, err := e.resolve()
+	if err != nil {
+		return err
+	}
+	if err := desktop(ctx, p, background, Version, e.logger); err != nil {
+		return fmt.Errorf("desktop app: %w", err)
+	}
+	return nil
+}

@@ -2,13 +2,160 @@
 // function, and the exit codes they share.
 package cli
 
-import "fmt"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/routinely/routinely/app/paths"
+)
 
 // Version is set at build time with -ldflags "-X .../app/cli.Version=...".
 var Version = "dev"
 
-// Execute runs the command line args and returns the process exit code.
+// env is what every command's run function needs from the outside world; tests build their own.
+type env struct {
+	stdout, stderr io.Writer
+	home           string // --home ("" → $ROUTINELY_HOME → per-OS default)
+	logLevel       string // --log-level
+	logger         *slog.Logger
+	now            func() time.Time
+	getenv         func(string) string
+	// restoreSignals stops catching SIGINT/SIGTERM so a second Ctrl-C ends the process at once.
+	restoreSignals func()
+	desktopBuilt   bool // the binary includes the desktop app (not -tags nogui)
+}
+
+func newEnv(stdout, stderr io.Writer) *env {
+	return &env{
+		stdout: stdout, stderr: stderr,
+		logger:         slog.New(slog.NewTextHandler(stderr, nil)),
+		now:            time.Now,
+		getenv:         os.Getenv,
+		restoreSignals: func() {},
+	}
+}
+
+// resolve returns the profile's paths; errors are those of paths.Resolve (ErrUnsafeDir → 77).
+func (e *env) resolve() (paths.Paths, error) {
+	p, err := paths.Resolve(e.home)
+	if err != nil {
+		return paths.Paths{}, fmt.Errorf("state directory: %w", err)
+	}
+	return p, nil
+}
+
+// Execute runs the command line args (without the program name) and returns the process exit
+// code (see exitcodes.go). desktop starts the desktop app when no subcommand is given; nil in
+// -tags nogui builds. SIGINT and SIGTERM cancel the running command's context.
 func Execute(args []string, desktop DesktopFunc) int {
-	fmt.Println("routinely", Version)
-	return 0
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	e := newEnv(os.Stdout, os.Stderr)
+	e.restoreSignals = stop
+	return execute(ctx, e, args, desktop)
+}
+
+// execute is Execute with its environment injected, for tests.
+func execute(ctx context.Context, e *env, args []string, desktop DesktopFunc) int {
+	root := newRoot(e, desktop)
+	root.SetArgs(args)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	err := root.ExecuteContext(ctx)
+	code := exitCodeFor(err)
+	if err != nil {
+		var ee *exitError
+		if !errors.As(err, &ee) || ee.err != nil {
+			fmt.Fprintf(e.stderr, "routinely: %v\n", err)
+		}
+		if code == ExitUsage {
+			fmt.Fprintln(e.stderr, "Run 'routinely --help' for usage.")
+		}
+	}
+	return code
+}
+
+// newRoot builds the command tree. Global flags: --home, --log-level.
+func newRoot(e *env, desktop DesktopFunc) *cobra.Command {
+	var background bool
+	e.desktopBuilt = desktop != nil
+	root := &cobra.Command{
+		Use:   "routinely",
+		Short: "Run your routines in the background, never twice",
+		Long: `Routinely runs your routines (a morning briefing, a page watch, a heartbeat, any command)
+and guarantees that a routine never fires twice: one process at a time, the desktop app or
+'routinely daemon', owns the schedule; every other instance watches.
+
+With no command, routinely starts the desktop app (tray icon).`,
+		Version:       Version,
+		Args:          usageArgs(cobra.NoArgs),
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return e.setupLogger()
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runDesktop(cmd.Context(), e, desktop, background)
+		},
+	}
+	root.PersistentFlags().StringVar(&e.home, "home", "", "profile directory holding config, state and journal (env "+paths.EnvHome+")")
+	root.PersistentFlags().StringVar(&e.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	root.Flags().BoolVar(&background, "background", false, "start the desktop app with no window (used at login)")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	})
+	root.SetUsageTemplate(root.UsageTemplate() + "\n" + exitCodesHelp + "\n")
+	root.AddCommand(
+		newDaemonCmd(e), newStatusCmd(e), newRoutinesCmd(e), newPreviewCmd(e), newHistoryCmd(e),
+		newRunCmd(e), newPauseCmd(e), newResumeCmd(e), newValidateCmd(e), newPathsCmd(e),
+		newVersionCmd(e), newAutostartCmd(e), newDevServeCmd(e),
+	)
+	return root
+}
+
+// setupLogger builds the stderr slog logger from --log-level.
+func (e *env) setupLogger() error {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(strings.TrimSpace(e.logLevel))); err != nil {
+		return fmt.Errorf("%w: --log-level %q: want debug, info, warn or error", errUsage, e.logLevel)
+	}
+	e.logger = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+	return nil
+}
+
+// usageArgs wraps a cobra argument validator so its errors exit 2.
+func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := v(cmd, args); err != nil {
+			return fmt.Errorf("%w: %w", errUsage, err)
+		}
+		return nil
+	}
+}
+
+// WantsDesktop reports whether args (without the program name) start the desktop app rather
+// than a command-line subcommand, help or version; main uses it to attach a console on Windows
+// only for commands.
+func WantsDesktop(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "-h", "--help", "-v", "--version":
+			return false
+		}
+	}
+	root := newRoot(newEnv(io.Discard, io.Discard), nil)
+	root.InitDefaultHelpCmd() // cobra adds these lazily on Execute
+	root.InitDefaultCompletionCmd()
+	cmd, _, err := root.Find(args)
+	return err == nil && cmd == root
 }

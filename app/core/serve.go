@@ -7,18 +7,88 @@ package core
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/routinely/routinely/app/paths"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
 )
 
+// DrainTimeout bounds how long Serve waits, after ctx ends, for in-flight runs to finish before
+// it gives up (keeping the guard: the process exiting drops it, and the runs become interrupted).
+var DrainTimeout = 5 * time.Minute
+
 // Serve runs the routines of profile p while h owns: it opens the journal, starts a
 // scheduler.Engine gated by h, calls started (if non-nil) with the running engine, and returns
 // when ctx ends (then it stops the engine, waits for in-flight runs and releases h) or when h is
 // lost (takeover approved: h has already drained and released). It returns nil in both cases and
-// an error only when the routines could not be started (journal or config unusable).
+// an error only when the routines could not be started (journal or config unusable); h is
+// released then too, so the caller never has to.
 func Serve(ctx context.Context, h *ownership.Handle, p paths.Paths, n scheduler.Notifier, logger *slog.Logger, started func(*scheduler.Engine)) error {
-	return errors.New("core: not implemented yet")
+	if logger == nil {
+		logger = slog.Default()
+	}
+	j, err := scheduler.OpenJournal(p.Journal)
+	if err != nil {
+		release(h, logger)
+		return fmt.Errorf("open journal %s: %w", p.Journal, err)
+	}
+	defer j.Close()
+	eng, err := scheduler.NewEngine(scheduler.EngineOptions{
+		ConfigPath: p.Config, Journal: j, Gate: h, Notifier: n, Logger: logger,
+	})
+	if err != nil {
+		release(h, logger)
+		return fmt.Errorf("scheduler: %w", err)
+	}
+	// The engine's goroutines live until Stop; ctx only tells Serve when to stop them.
+	engCtx, cancelEng := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelEng()
+	if err := eng.Start(engCtx); err != nil {
+		release(h, logger)
+		return fmt.Errorf("start routines: %w", err)
+	}
+	logger.Info("owning the routines", "epoch", h.Epoch(), "config", p.Config, "routines", len(eng.Routines()))
+	for _, pr := range eng.Problems() {
+		logger.Warn("routine disabled", "where", fmt.Sprintf("%s:%d:%d", pr.File, pr.Line, pr.Col), "routine", pr.Routine, "problem", pr.Message)
+	}
+	if started != nil {
+		started(eng)
+	}
+
+	select {
+	case <-ctx.Done():
+		logger.Info("stopping: no new runs; waiting for runs in flight", "timeout", DrainTimeout)
+		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DrainTimeout)
+		defer cancel()
+		if err := eng.Stop(stopCtx); err != nil {
+			logger.Warn("runs still in flight after the drain timeout", "err", err)
+		}
+		if err := h.Release(stopCtx); err != nil && !errors.Is(err, ownership.ErrReleased) {
+			logger.Warn("could not release cleanly; exiting drops the guard", "err", err)
+		} else {
+			logger.Info("released the routines", "epoch", h.Epoch())
+		}
+	case <-h.Lost():
+		// The handle drained and released (takeover) or lost its guard; the engine admits
+		// nothing more, so stopping it only ends its timers and watchers.
+		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DrainTimeout)
+		defer cancel()
+		if err := eng.Stop(stopCtx); err != nil {
+			logger.Warn("stop scheduler after losing ownership", "err", err)
+		}
+		release(h, logger) // a no-op after a takeover; after a replaced guard it frees the old lock
+	}
+	return nil
+}
+
+// release gives up h after a start failure, bounded so a stuck run cannot hang the caller.
+func release(h *ownership.Handle, logger *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := h.Release(ctx); err != nil && !errors.Is(err, ownership.ErrReleased) {
+		logger.Warn("release after failed start", "err", err)
+	}
 }

@@ -18,9 +18,13 @@ type ShellSpec struct{ Script string }
 type WatchSpec struct {
 	URL      string
 	Selector string
-	Ignore   []string
-	Method   string
-	Headers  map[string]string
+	// SelectorSet is true when the `selector` key is present in the file, so that
+	// `selector = ""` is reported as an error while a missing key means "the whole page"
+	// (<body>). The config parser sets it (e.g. from toml.MetaData.IsDefined).
+	SelectorSet bool
+	Ignore      []string
+	Method      string
+	Headers     map[string]string
 }
 
 // NotifySpec is `notify = { title, body }`.

@@ -1,0 +1,126 @@
+package autostart
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// BackgroundFlag is the argument every login item passes: start with no window shown.
+const BackgroundFlag = "--background"
+
+// backend is one kind of login item (XDG entry, LaunchAgent, Run value).
+type backend interface {
+	// resolve turns the running binary's path into the target the entry should start.
+	resolve(exe string) (string, error)
+	// write installs the entry for target (absolute, resolved) and removes stale ones of ours.
+	write(target string) error
+	// remove deletes our entries; missing entries are not an error.
+	remove() error
+	// read reports the entry's state and target, without PointsHere.
+	read() (Status, error)
+	// samePath says whether two resolved paths name the same executable.
+	samePath(a, b string) bool
+}
+
+// Manager manages the login item of one kind in one place: an entry per the Desktop Application
+// Autostart Specification (NewXDG), a LaunchAgent per launchd.plist(5) (NewLaunchAgent), or the
+// HKCU Run value (NewRunKey, Windows). Default returns the one for this operating system, and the
+// zero Manager is Default; NewXDG and NewLaunchAgent take an explicit directory (tests).
+type Manager struct {
+	b backend
+}
+
+func (m Manager) backend() backend {
+	if m.b == nil {
+		return Default().b
+	}
+	return m.b
+}
+
+// Enable installs or rewrites the login item so it starts exe with --background, and removes
+// stale entries of ours. It is idempotent. See the package rule on the user's choice.
+func (m Manager) Enable(exe string) (Status, error) {
+	b := m.backend()
+	target, err := b.resolve(exe)
+	if err != nil {
+		return Status{}, err
+	}
+	if err := b.write(target); err != nil {
+		st, _ := m.status(target) // what is there now, e.g. Unsupported
+		return st, err
+	}
+	return m.status(target)
+}
+
+// Disable removes the login item and any stale entries of ours (idempotent).
+func (m Manager) Disable() (Status, error) {
+	b := m.backend()
+	if err := b.remove(); err != nil {
+		st, _ := b.read()
+		return st, err
+	}
+	return b.read()
+}
+
+// Current reports the login item's state and whether it starts exe.
+func (m Manager) Current(exe string) (Status, error) {
+	target, err := m.backend().resolve(exe)
+	if err != nil {
+		// The running binary may have been deleted (an update in progress): still report the
+		// entry, compared with the path as given.
+		target = cleanAbs(exe)
+	}
+	return m.status(target)
+}
+
+// Refresh rewrites an Enabled item that points elsewhere so it starts exe; any other state is
+// returned unchanged. It never turns autostart on.
+func (m Manager) Refresh(exe string) (Status, error) {
+	st, err := m.Current(exe)
+	if err != nil || st.State != Enabled || st.PointsHere {
+		return st, err
+	}
+	return m.Enable(exe)
+}
+
+func (m Manager) status(target string) (Status, error) {
+	b := m.backend()
+	st, err := b.read()
+	if err != nil {
+		return st, err
+	}
+	st.PointsHere = st.Target != "" && b.samePath(st.Target, target)
+	return st, nil
+}
+
+// resolveExe returns exe as an absolute path with every symlink resolved, so the entry keeps
+// working when a symlink (e.g. ~/bin/routinely) is changed or removed.
+func resolveExe(exe string) (string, error) {
+	if exe == "" {
+		return "", fmt.Errorf("%w: empty path", ErrExecutable)
+	}
+	abs, err := filepath.Abs(exe)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrExecutable, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrExecutable, err)
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrExecutable, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%w: %s is not a regular file", ErrExecutable, real)
+	}
+	return real, nil
+}
+
+func cleanAbs(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return filepath.Clean(p)
+}

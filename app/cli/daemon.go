@@ -1,0 +1,224 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/routinely/routinely/app/core"
+	"github.com/routinely/routinely/app/paths"
+	"github.com/routinely/routinely/ownership"
+)
+
+type daemonOptions struct {
+	takeover   bool
+	wait       bool
+	killWedged bool
+	timeout    time.Duration
+	timeoutSet bool // --timeout given: bounds --wait too
+	onTakeover string
+	heartbeat  time.Duration // hidden: owner heartbeat interval (tests use a short one)
+	wedgeAfter time.Duration // hidden: stale heartbeat --kill-wedged needs (default 30s)
+}
+
+func newDaemonCmd(e *env) *cobra.Command {
+	o := daemonOptions{timeout: 60 * time.Second, onTakeover: string(ownership.PolicyAllow)}
+	cmd := &cobra.Command{
+		Use:   "daemon",
+		Short: "Own the schedule headless and run the routines until stopped",
+		Long: `Run the routines of routines.toml without the desktop app, logging to stderr. Only one process owns the
+routines at a time. When another process (the desktop app or another daemon) owns them:
+  (no flag)     print who owns and exit 75
+  --wait        stand by and take over as soon as the owner exits (bounded by --timeout if given)
+  --takeover    ask the owner to hand over; the desktop app asks its user, a daemon follows its
+                --on-takeover policy. Denied or not approved within --timeout: exit 75.
+  --kill-wedged with --takeover: after the timeout, end an owner that is verifiably wedged
+                (same user and host, heartbeat stale for 30 s). A busy owner is never killed.
+
+SIGINT or SIGTERM stops admitting runs, waits for runs in flight, releases and exits 0. A second
+Ctrl-C exits at once (runs in flight are then recorded as interrupted by the next owner). When this
+daemon approves a takeover it hands over and exits 0.`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.timeoutSet = cmd.Flags().Changed("timeout")
+			return runDaemon(cmd.Context(), e, o)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.takeover, "takeover", false, "ask the current owner to hand over")
+	f.BoolVar(&o.wait, "wait", false, "stand by until the current owner exits, then own")
+	f.DurationVar(&o.timeout, "timeout", o.timeout, "how long --takeover (and --wait, if given) may take")
+	f.StringVar(&o.onTakeover, "on-takeover", o.onTakeover, "answer to takeover requests: allow or deny")
+	f.BoolVar(&o.killWedged, "kill-wedged", false, "with --takeover: end a verifiably wedged owner after --timeout")
+	f.DurationVar(&o.heartbeat, "heartbeat", 0, "owner heartbeat interval (default 2s; for tests)")
+	_ = f.MarkHidden("heartbeat")
+	f.DurationVar(&o.wedgeAfter, "wedge-threshold", 0, "stale heartbeat needed by --kill-wedged (default 30s; for tests)")
+	_ = f.MarkHidden("wedge-threshold")
+	return cmd
+}
+
+// runDaemon owns and serves the routines until ctx ends (exit 0) or a takeover is approved
+// (exit 0). Errors: bad flags (2), owned by another process / takeover denied or timed out (75),
+// unsafe state directory (77), a config the engine cannot start with (78), anything else (1).
+func runDaemon(ctx context.Context, e *env, o daemonOptions) error {
+	policy := ownership.Policy(o.onTakeover)
+	switch {
+	case policy != ownership.PolicyAllow && policy != ownership.PolicyDeny:
+		return fmt.Errorf("%w: --on-takeover %q: want allow or deny", errUsage, o.onTakeover)
+	case o.takeover && o.wait:
+		return fmt.Errorf("%w: --takeover and --wait cannot be combined", errUsage)
+	case o.killWedged && !o.takeover:
+		return fmt.Errorf("%w: --kill-wedged needs --takeover", errUsage)
+	case o.timeout <= 0:
+		return fmt.Errorf("%w: --timeout must be positive", errUsage)
+	case o.heartbeat < 0 || (o.heartbeat > 0 && o.heartbeat < 50*time.Millisecond):
+		return fmt.Errorf("%w: --heartbeat must be at least 50ms", errUsage)
+	}
+	// After the first signal a second Ctrl-C should end the process at once.
+	stopAfter := context.AfterFunc(ctx, e.restoreSignals)
+	defer stopAfter()
+
+	p, err := e.resolve()
+	if err != nil {
+		return err
+	}
+	// A file that cannot be used at all is refused before touching ownership: owning with no
+	// routines would only keep the desktop app from running them.
+	if _, err := loadConfig(p.Config); err != nil {
+		return err
+	}
+	opts := core.OwnerOptions(p, ownership.RoleDaemon, Version, policy, e.logger)
+	opts.HeartbeatInterval = o.heartbeat
+	for {
+		h, err := acquireForDaemon(ctx, e, p, opts, o)
+		if err != nil {
+			if ctx.Err() != nil && !o.takeover {
+				fmt.Fprintln(e.stderr, "Stopped while standing by.")
+				return nil
+			}
+			return err
+		}
+		why := watchEvents(e, h)
+		if err := core.Serve(ctx, h, p, core.LogNotifier{Logger: e.logger}, e.logger, nil); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			fmt.Fprintln(e.stderr, "Stopped; the routines are released.")
+			return nil
+		}
+		switch ev := why(); {
+		case ev.Kind == ownership.EventGuardReplaced:
+			// Someone deleted or replaced owner.lock: we stopped admitting runs at once; go back
+			// to contending through the normal path rather than guess who owns now.
+			e.logger.Warn("owner.lock was deleted or replaced; standing by to own again", "err", ev.Err)
+			o.takeover, o.wait, o.timeoutSet = false, true, false
+			continue
+		case ev.Request != nil:
+			fmt.Fprintf(e.stderr, "Takeover approved: handed the routines over to the %s (pid %d on %s). Exiting.\n",
+				roleName(ev.Request.Requester.Role), ev.Request.Requester.PID, ev.Request.Requester.Host)
+		default:
+			fmt.Fprintln(e.stderr, "Ownership ended (handed over). Exiting.")
+		}
+		return nil
+	}
+}
+
+// acquireForDaemon becomes the owner as o asks: once, by standing by, or by takeover.
+func acquireForDaemon(ctx context.Context, e *env, p paths.Paths, opts ownership.Options, o daemonOptions) (*ownership.Handle, error) {
+	if o.takeover {
+		return takeover(ctx, e, p, opts, o)
+	}
+	h, err := ownership.Acquire(ctx, opts)
+	var owned *ownership.OwnedError
+	switch {
+	case err == nil:
+		return h, nil
+	case !errors.As(err, &owned):
+		return nil, fmt.Errorf("own the routines: %w", err)
+	}
+	if !o.wait {
+		return nil, ownedErr(owned, e.now())
+	}
+	fmt.Fprintf(e.stderr, "Standing by: %s owns the routines; taking over when it exits (Ctrl-C to stop).\n", describeOwner(owned.Holder, e.now()))
+	wctx := ctx
+	if o.timeoutSet {
+		var cancel context.CancelFunc
+		wctx, cancel = context.WithTimeout(ctx, o.timeout)
+		defer cancel()
+	}
+	h, err = ownership.Wait(wctx, opts)
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		st, _ := ownership.Inspect(p.State)
+		return nil, withCode(ExitTempFail, fmt.Errorf("still owned after waiting %s: %s", o.timeout, describeOwner(st.Record, e.now())))
+	}
+	return h, err
+}
+
+// ownedErr is the refusal every command prints when another process owns: who (role, pid, host,
+// since, epoch — or the pid really holding the guard when owner.json does not say), and what to do.
+func ownedErr(owned *ownership.OwnedError, now time.Time) error {
+	who := describeOwner(owned.Holder, now)
+	if owned.Holder == nil && owned.Status.HolderPID > 0 {
+		who = fmt.Sprintf("pid %d (it holds owner.lock, but owner.json does not describe it)", owned.Status.HolderPID)
+	}
+	return fmt.Errorf("%w: %s.\n%s", ownership.ErrOwned, who, ownedHelp(owned.Holder))
+}
+
+// watchEvents logs the handle's events and returns a function reporting the last takeover or
+// guard event, which tells runDaemon why ownership ended.
+func watchEvents(e *env, h *ownership.Handle) func() ownership.Event {
+	var mu sync.Mutex
+	var last ownership.Event
+	ch := h.Events()
+	if ch == nil {
+		return func() ownership.Event { return ownership.Event{} }
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev := range ch {
+			logEvent(e, ev)
+			switch ev.Kind {
+			case ownership.EventGuardReplaced, ownership.EventTakeoverResolved:
+				mu.Lock()
+				last = ev
+				mu.Unlock()
+			}
+		}
+	}()
+	return func() ownership.Event {
+		// The channel closes after release; give the last events a moment to arrive.
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second):
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return last
+	}
+}
+
+// logEvent writes one ownership event to the daemon log.
+func logEvent(e *env, ev ownership.Event) {
+	l := e.logger
+	switch ev.Kind {
+	case ownership.EventTakeoverRequested:
+		if r := ev.Request; r != nil {
+			l.Info("takeover requested", "by_role", r.Requester.Role, "by_pid", r.Requester.PID, "by_host", r.Requester.Host, "reason", r.Reason)
+		}
+	case ownership.EventGuardReplaced:
+		l.Error("owner.lock was deleted or replaced; no new runs", "err", ev.Err)
+	case ownership.EventWriteFailed:
+		l.Warn("could not write owner.json (ownership continues)", "err", ev.Err)
+	case ownership.EventYielding:
+		l.Info("yielding: no new runs; waiting for runs in flight")
+	case ownership.EventReleased:
+		l.Info("released ownership")
+	default:
+		l.Debug("ownership event", "kind", ev.Kind)
+	}
+}

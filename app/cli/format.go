@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/routinely/routinely/ownership"
+)
+
+// writeJSON prints v as indented JSON followed by a newline.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("write json: %w", err)
+	}
+	return nil
+}
+
+// newTable returns a tabwriter for aligned human output; call Flush when done.
+func newTable(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0) }
+
+// fmtTime prints t in local time with its distance from now ("09:30:00 (in 12s)"); "-" if zero.
+func fmtTime(t *time.Time, now time.Time) string {
+	if t == nil || t.IsZero() {
+		return "-"
+	}
+	layout := "2006-01-02 15:04:05"
+	if sameDay(t.Local(), now.Local()) {
+		layout = "15:04:05"
+	}
+	d := t.Sub(now)
+	if d >= 0 {
+		return fmt.Sprintf("%s (in %s)", t.Local().Format(layout), fmtDur(d))
+	}
+	return fmt.Sprintf("%s (%s ago)", t.Local().Format(layout), fmtDur(-d))
+}
+
+func sameDay(a, b time.Time) bool {
+	return a.Year() == b.Year() && a.YearDay() == b.YearDay()
+}
+
+// fmtDur prints d rounded for people: 850ms, 12s, 3m20s, 2h5m, 3d4h.
+func fmtDur(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return d.Round(100 * time.Millisecond).String()
+	case d < time.Hour:
+		return d.Round(time.Second).String()
+	case d < 48*time.Hour:
+		return strings.TrimSuffix(d.Round(time.Minute).String(), "0s")
+	default:
+		days := int(d / (24 * time.Hour))
+		return fmt.Sprintf("%dd%dh", days, int((d%(24*time.Hour))/time.Hour))
+	}
+}
+
+// ms converts a duration to whole milliseconds for JSON output.
+func ms(d time.Duration) int64 { return d.Milliseconds() }
+
+// describeOwner is the one-line "who owns" used by every refusal: role, pid, host, since, epoch.
+func describeOwner(r *ownership.Record, now time.Time) string {
+	if r == nil {
+		return "an unknown process (owner.json is missing or unreadable)"
+	}
+	since := r.AcquiredAt
+	return fmt.Sprintf("the %s (pid %d on %s, owner since %s, epoch %d)",
+		roleName(r.Role), r.PID, r.Host, fmtTime(&since, now), r.Epoch)
+}
+
+// roleName is how a person calls each role.
+func roleName(r ownership.Role) string {
+	switch r {
+	case ownership.RoleDesktop:
+		return "Routinely desktop app"
+	case ownership.RoleDaemon:
+		return "routinely daemon"
+	default:
+		return "process"
+	}
+}
+
+// ownedHelp says what a person can do when another process owns.
+func ownedHelp(r *ownership.Record) string {
+	stop := "stop it"
+	if r != nil && r.Role == ownership.RoleDesktop {
+		stop = "quit it from its tray menu"
+	} else if r != nil && r.PID > 0 {
+		stop = fmt.Sprintf("stop it (kill %d)", r.PID)
+	}
+	return fmt.Sprintf("To run here: %s, or run 'routinely daemon --takeover' to ask it to hand over,\n"+
+		"or 'routinely daemon --wait' to stand by until it exits. 'routinely status' shows its health.", stop)
+}
+
+// msDur converts milliseconds from owner.json to a duration.
+func msDur(v int64) time.Duration { return time.Duration(v) * time.Millisecond }

@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/routinely/routinely/scheduler"
+)
+
+type historyOptions struct {
+	routine string
+	limit   int
+	output  int64
+	json    bool
+}
+
+func newHistoryCmd(e *env) *cobra.Command {
+	o := historyOptions{limit: 20}
+	cmd := &cobra.Command{
+		Use:   "history [NAME]",
+		Short: "Show past runs (slot, start, late-by, duration, outcome, exit code, epoch, trigger)",
+		Long: `Show the newest runs first, of one routine or all. Every slot the scheduler handled is
+there: runs, skipped slots (paused, overlap), missed slots outside the catch-up window, and runs
+interrupted by a crashed owner. --output RUN_ID prints one run's captured output.`,
+		Args: usageArgs(cobra.MaximumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				o.routine = args[0]
+			}
+			return runHistory(cmd.Context(), e, o)
+		},
+	}
+	cmd.Flags().IntVar(&o.limit, "limit", o.limit, "number of runs to show")
+	cmd.Flags().Int64Var(&o.output, "output", 0, "print the captured output of run `RUN_ID`")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON (shape in the README)")
+	return cmd
+}
+
+// runHistory prints the journal's runs, or one run's output. Errors: bad --limit (2), unknown
+// run id (1), journal unreadable (1), state directory (77).
+func runHistory(_ context.Context, e *env, o historyOptions) error {
+	if o.limit < 1 {
+		return fmt.Errorf("%w: --limit %d: want at least 1", errUsage, o.limit)
+	}
+	p, err := e.resolve()
+	if err != nil {
+		return err
+	}
+	j, err := openJournal(p)
+	if err != nil {
+		return err
+	}
+	if j == nil {
+		if o.output != 0 {
+			return fmt.Errorf("run %d: %w (the journal is empty)", o.output, scheduler.ErrNoRun)
+		}
+		if o.json {
+			return writeJSON(e.stdout, []jsonRun{})
+		}
+		fmt.Fprintln(e.stdout, "No runs yet: nothing has owned this profile.")
+		return nil
+	}
+	defer j.Close()
+	if o.output != 0 {
+		out, err := j.Output(o.output)
+		if err != nil {
+			if errors.Is(err, scheduler.ErrNoRun) {
+				return fmt.Errorf("run %d: %w; 'routinely history' lists run ids", o.output, err)
+			}
+			return fmt.Errorf("output of run %d: %w", o.output, err)
+		}
+		_, err = e.stdout.Write(out)
+		return err
+	}
+	runs, err := j.History(o.routine, o.limit)
+	if err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	if o.json {
+		out := make([]*jsonRun, 0, len(runs))
+		for i := range runs {
+			out = append(out, toJSONRun(&runs[i]))
+		}
+		return writeJSON(e.stdout, out)
+	}
+	if len(runs) == 0 {
+		fmt.Fprintln(e.stdout, "No runs yet.")
+		return nil
+	}
+	now := e.now()
+	t := newTable(e.stdout)
+	fmt.Fprintln(t, "RUN\tROUTINE\tSLOT\tSTARTED\tLATE BY\tDURATION\tOUTCOME\tEXIT\tEPOCH\tTRIGGER")
+	for _, r := range runs {
+		exit := "-"
+		if r.ExitCode != nil {
+			exit = strconv.Itoa(*r.ExitCode)
+		}
+		outcome := r.Outcome
+		if r.Reason != "" {
+			outcome += " (" + r.Reason + ")"
+		}
+		if r.Attempts > 1 {
+			outcome += fmt.Sprintf(" after %d attempts", r.Attempts)
+		}
+		fmt.Fprintf(t, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.ID, r.Routine, fmtTime(&r.Slot, now),
+			fmtTime(r.Started, now), fmtDur(r.LateBy), fmtDur(r.Duration), outcome, exit, r.Epoch, r.Trigger)
+	}
+	return t.Flush()
+}

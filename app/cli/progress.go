@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+)
+
+// progress is a spinner-free progress line for waits a person watches (takeover, run now): on a
+// terminal it rewrites one line with the elapsed time every second; elsewhere (logs, tests) it
+// prints each new message once and a "still …" line every 10 s.
+type progress struct {
+	w     io.Writer
+	tty   bool
+	start time.Time
+
+	mu      sync.Mutex
+	msg     string
+	lastOut time.Time
+	stop    chan struct{}
+	done    chan struct{}
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// startProgress starts the line on w; call Stop to end it.
+func startProgress(ctx context.Context, w io.Writer) *progress {
+	p := &progress{w: w, tty: isTerminal(w), start: time.Now(), stop: make(chan struct{}), done: make(chan struct{})}
+	go p.loop(ctx)
+	return p
+}
+
+// Set changes the message; it is printed at once when it differs from the current one.
+func (p *progress) Set(msg string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if msg == p.msg {
+		return
+	}
+	p.msg = msg
+	p.printLocked(false)
+}
+
+func (p *progress) printLocked(still bool) {
+	if p.msg == "" {
+		return
+	}
+	elapsed := time.Since(p.start).Truncate(time.Second)
+	switch {
+	case p.tty:
+		fmt.Fprintf(p.w, "\r\033[K%s %s", p.msg, elapsed)
+	case still:
+		fmt.Fprintf(p.w, "still %s (%s)\n", p.msg, elapsed)
+	default:
+		fmt.Fprintln(p.w, p.msg)
+	}
+	p.lastOut = time.Now()
+}
+
+func (p *progress) loop(ctx context.Context) {
+	defer close(p.done)
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-p.stop:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			if p.tty || time.Since(p.lastOut) >= 10*time.Second {
+				p.printLocked(true)
+			}
+			p.mu.Unlock()
+		}
+	}
+}
+
+// Stop ends the line (a newline on a terminal) and waits for the ticker goroutine.
+func (p *progress) Stop() {
+	select {
+	case <-p.stop:
+		return
+	default:
+		close(p.stop)
+	}
+	<-p.done
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tty && p.msg != "" {
+		fmt.Fprintln(p.w)
+	}
+}

@@ -1,0 +1,142 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/routinely/routinely/app/paths"
+	"github.com/routinely/routinely/ownership"
+	"github.com/routinely/routinely/scheduler"
+)
+
+type statusOptions struct{ json bool }
+
+func newStatusCmd(e *env) *cobra.Command {
+	var o statusOptions
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show who owns the routines, whether it is healthy, and each routine's next and last run",
+		Long: `Show the owner (role, pid, host, since, epoch, heartbeat age, last job tick), every wedge
+diagnosis, and per routine its next run, last run and last outcome.
+
+Exits 0 with a healthy owner, 3 with no owner, 4 when an owner holds the routines but looks
+unhealthy (not heartbeating, stalled, draining).`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error { return runStatus(cmd.Context(), e, o) },
+	}
+	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON (shape in the README)")
+	return cmd
+}
+
+// runStatus prints the status and returns an exitError carrying 0, 3 or 4; other errors are
+// those of resolving the state directory (77) and ownership.Inspect (1). An unreadable config
+// or journal is reported inside the status, not as a failure: who owns still matters then.
+func runStatus(_ context.Context, e *env, o statusOptions) error {
+	p, err := e.resolve()
+	if err != nil {
+		return err
+	}
+	st, err := ownership.Inspect(p.State)
+	if err != nil {
+		return fmt.Errorf("inspect owner: %w", err)
+	}
+	out := jsonStatus{
+		StateDir: p.State, Config: p.Config, Held: st.Held, Alive: st.Alive, HolderPID: st.HolderPID,
+		Owner: toJSONOwner(st.Record), Diagnoses: []jsonDiagnosis{}, Routines: []jsonRoutine{},
+		Problems: []jsonProblem{}, ObservedAt: st.ObservedAt,
+	}
+	if st.Record != nil {
+		age := ms(st.HeartbeatAge)
+		out.HeartbeatAgeMS = &age
+	}
+	for _, d := range st.Diagnoses {
+		out.Diagnoses = append(out.Diagnoses, jsonDiagnosis{Kind: string(d.Kind), Message: d.Message, Since: nonZero(d.Since)})
+	}
+	if r := st.PendingRequest; r != nil {
+		out.Takeover = &jsonTakeover{ID: r.ID, RequesterPID: r.Requester.PID, RequesterHost: r.Requester.Host,
+			RequesterRole: string(r.Requester.Role), RequestedAt: r.RequestedAt, ExpiresAt: r.ExpiresAt, Reason: r.Reason}
+	}
+	switch {
+	case !st.Held:
+		out.Health, out.ExitCode = "no-owner", ExitNoOwner
+	case !st.Healthy():
+		out.Health, out.ExitCode = "unhealthy", ExitUnhealthy
+	default:
+		out.Health, out.ExitCode = "healthy", ExitOK
+	}
+	states, problems, cfgErr := statusRoutines(e, p)
+	if cfgErr != nil {
+		out.ConfigError = cfgErr.Error()
+	}
+	out.Routines, out.Problems = toJSONRoutines(states), toJSONProblems(problems)
+
+	if o.json {
+		if err := writeJSON(e.stdout, out); err != nil {
+			return err
+		}
+	} else {
+		printStatus(e, st, out, states, problems)
+	}
+	return withCode(out.ExitCode, nil)
+}
+
+// statusRoutines loads the config and journal for the routines part of the status. Errors are
+// returned for display only.
+func statusRoutines(e *env, p paths.Paths) ([]scheduler.RoutineState, []scheduler.Problem, error) {
+	cfg, err := loadConfig(p.Config)
+	if err != nil {
+		return nil, nil, err
+	}
+	j, err := openJournalCreate(p)
+	if err != nil {
+		return nil, cfg.Problems, err
+	}
+	defer j.Close()
+	states, err := routineStates(cfg, j, e)
+	return states, cfg.Problems, err
+}
+
+// printStatus is the human form of the status.
+func printStatus(e *env, st ownership.Status, out jsonStatus, states []scheduler.RoutineState, problems []scheduler.Problem) {
+	now := e.now()
+	w := e.stdout
+	switch {
+	case !st.Held:
+		fmt.Fprintln(w, "Owner:      none — no routine runs until the desktop app or 'routinely daemon' starts")
+		if r := st.Record; r != nil {
+			fmt.Fprintf(w, "Last owner: %s, state %s\n", describeOwner(r, now), r.State)
+		}
+	default:
+		fmt.Fprintf(w, "Owner:      %s\n", describeOwner(st.Record, now))
+		if r := st.Record; r != nil {
+			alive := "alive"
+			if !st.Alive {
+				alive = "NOT the recorded process"
+			}
+			fmt.Fprintf(w, "Process:    %s, state %s, version %s\n", alive, r.State, r.Version)
+			fmt.Fprintf(w, "Heartbeat:  %s ago (every %s)\n", fmtDur(st.HeartbeatAge), fmtDur(msDur(r.HeartbeatIntervalMS)))
+			fmt.Fprintf(w, "Last tick:  %s\n", fmtTime(nonZero(r.LastTickAt), now))
+			if j := r.LastJob; j != nil {
+				fmt.Fprintf(w, "Last job:   %s, slot %s\n", j.Routine, fmtTime(&j.Slot, now))
+			}
+		}
+		if st.HolderPID > 0 && (st.Record == nil || st.HolderPID != st.Record.PID) {
+			fmt.Fprintf(w, "Guard held by pid %d\n", st.HolderPID)
+		}
+	}
+	fmt.Fprintf(w, "Health:     %s\n", out.Health)
+	for _, d := range st.Diagnoses {
+		fmt.Fprintf(w, "  ! %s: %s\n", d.Kind, d.Message)
+	}
+	if r := st.PendingRequest; r != nil {
+		fmt.Fprintf(w, "Takeover:   requested by %s pid %d on %s, expires %s\n", r.Requester.Role, r.Requester.PID, r.Requester.Host, fmtTime(&r.ExpiresAt, now))
+	}
+	fmt.Fprintf(w, "State dir:  %s\n\n", out.StateDir)
+	if out.ConfigError != "" {
+		fmt.Fprintf(w, "Config:     %s\n", out.ConfigError)
+	}
+	printRoutineTable(w, states, now)
+	printProblems(e.stderr, problems)
+}

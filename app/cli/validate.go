@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/routinely/routinely/scheduler"
+)
+
+type validateOptions struct {
+	file string
+	json bool
+}
+
+func newValidateCmd(e *env) *cobra.Command {
+	var o validateOptions
+	cmd := &cobra.Command{
+		Use:   "validate [FILE]",
+		Short: "Check a routines.toml (default: the profile's) and print problems as file:line:col",
+		Long: `Check a routines file without running anything. Every problem is printed as
+FILE:LINE:COL: message. Exits 0 when every routine is valid, 78 otherwise.`,
+		Args: usageArgs(cobra.MaximumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				o.file = args[0]
+			}
+			return runValidate(cmd.Context(), e, o)
+		},
+	}
+	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON (shape in the README)")
+	return cmd
+}
+
+// runValidate checks o.file (or the profile's routines.toml). It returns an exitError with 78
+// when the file does not parse or any routine is invalid, 77/1 when the profile cannot be used.
+func runValidate(_ context.Context, e *env, o validateOptions) error {
+	file := o.file
+	if file == "" {
+		p, err := e.resolve()
+		if err != nil {
+			return err
+		}
+		file = p.Config
+	}
+	out := jsonValidate{File: file, Routines: []string{}, Problems: []jsonProblem{}}
+	cfg, err := loadConfig(file)
+	if err != nil {
+		if !o.json {
+			return err // the error text starts with FILE:LINE:COL (scheduler.ErrConfig → 78)
+		}
+		out.Error = err.Error()
+		if werr := writeJSON(e.stdout, out); werr != nil {
+			return werr
+		}
+		return withCode(exitCodeFor(err), nil)
+	}
+	for _, r := range cfg.Routines {
+		out.Routines = append(out.Routines, r.Name)
+	}
+	out.Problems = toJSONProblems(cfg.Problems)
+	out.OK = len(cfg.Problems) == 0
+	if o.json {
+		if err := writeJSON(e.stdout, out); err != nil {
+			return err
+		}
+	} else {
+		printProblems(e.stderr, cfg.Problems)
+		if out.OK {
+			fmt.Fprintf(e.stdout, "%s: %d routines, all valid\n", file, len(cfg.Routines))
+		}
+	}
+	if !out.OK {
+		return withCode(ExitConfig, fmt.Errorf("%w: %s: %d invalid routines", scheduler.ErrConfig, file, len(cfg.Problems)))
+	}
+	return nil
+}

@@ -1,0 +1,117 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/routinely/routinely/app/paths"
+	"github.com/routinely/routinely/ownership"
+	"github.com/routinely/routinely/scheduler"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func profile(t *testing.T, config string) paths.Paths {
+	t.Helper()
+	p, err := paths.Resolve(filepath.Join(t.TempDir(), "home"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p.Config, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func acquire(t *testing.T, p paths.Paths) *ownership.Handle {
+	t.Helper()
+	h, err := ownership.Acquire(context.Background(), OwnerOptions(p, ownership.RoleDaemon, "test", ownership.PolicyAllow, slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// Serve starts the engine, reports it, and on cancel stops it and releases the guard.
+func TestServeStopsAndReleasesOnCancel(t *testing.T) {
+	p := profile(t, "[[routine]]\nname = \"n\"\nevery = \"1h\"\nnotify = { title = \"t\" }\n")
+	h := acquire(t, p)
+	ctx, cancel := context.WithCancel(context.Background())
+	started := make(chan []scheduler.RoutineState, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(ctx, h, p, LogNotifier{}, slog.New(slog.DiscardHandler), func(e *scheduler.Engine) { started <- e.Routines() })
+	}()
+	select {
+	case rs := <-started:
+		if len(rs) != 1 || rs[0].Name != "n" {
+			t.Fatalf("engine routines = %+v", rs)
+		}
+	case err := <-done:
+		t.Fatalf("Serve returned before starting: %v", err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("engine did not start")
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Serve: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Serve did not return after cancel")
+	}
+	st, err := ownership.Inspect(p.State)
+	if err != nil || st.Held {
+		t.Fatalf("after Serve: held=%v err=%v", st.Held, err)
+	}
+	if e, err := JournalEpoch(p); err != nil || e != h.Epoch() {
+		t.Fatalf("journal epoch %d, %v; want %d", e, err, h.Epoch())
+	}
+}
+
+// A routines.toml that does not parse: Serve fails with ErrConfig and has released the guard.
+func TestServeBrokenConfigReleases(t *testing.T) {
+	p := profile(t, "[[routine]\nname = ")
+	h := acquire(t, p)
+	err := Serve(context.Background(), h, p, LogNotifier{}, slog.New(slog.DiscardHandler), nil)
+	if !errors.Is(err, scheduler.ErrConfig) {
+		t.Fatalf("Serve = %v, want ErrConfig", err)
+	}
+	if st, _ := ownership.Inspect(p.State); st.Held {
+		t.Fatal("guard still held after a failed start")
+	}
+}
+
+func TestJournalEpochWithoutJournal(t *testing.T) {
+	p := profile(t, "")
+	if e, err := JournalEpoch(p); e != 0 || err != nil {
+		t.Fatalf("JournalEpoch = %d, %v; want 0, nil", e, err)
+	}
+}
+
+func TestLogNotifierLogs(t *testing.T) {
+	var mu sync.Mutex
+	var buf bytes.Buffer
+	w := writerFunc(func(b []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return buf.Write(b) })
+	if err := (LogNotifier{Logger: slog.New(slog.NewTextHandler(w, nil))}).Notify("Good morning", "coffee"); err != nil {
+		t.Fatal(err)
+	}
+	if s := buf.String(); !strings.Contains(s, "Good morning") || !strings.Contains(s, "coffee") {
+		t.Fatalf("log = %q", s)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }

@@ -1,0 +1,133 @@
+package session
+
+import (
+	"fmt"
+
+	"github.com/routinely/routinely/app/autostart"
+	"github.com/routinely/routinely/app/ui"
+	"github.com/routinely/routinely/ownership"
+	"github.com/routinely/routinely/scheduler"
+)
+
+// pauseNote is recorded with a pause made from the app.
+const pauseNote = "paused from the desktop app"
+
+// RunNow asks the owner, whoever it is, to run routine now (through the journal, so it works in
+// standby too; the owner picks the request up within a second).
+func (s *Session) RunNow(routine string) error {
+	j, err := s.obs.journal()
+	if err != nil {
+		return err
+	}
+	if _, err := j.RequestRun(routine); err != nil {
+		return fmt.Errorf("run %s now: %w", routine, err)
+	}
+	s.poke()
+	return nil
+}
+
+// SetPaused pauses or resumes routine ("" = all), through the journal like RunNow.
+func (s *Session) SetPaused(routine string, paused bool) error {
+	j, err := s.obs.journal()
+	if err != nil {
+		return err
+	}
+	if paused {
+		err = j.SetPaused(routine, pauseNote, nil)
+	} else {
+		err = j.Resume(routine)
+	}
+	if err != nil {
+		return fmt.Errorf("pause/resume %q: %w", routine, err)
+	}
+	s.poke()
+	return nil
+}
+
+// TakeBack asks the current owner to hand the routines back (ignored unless standing by).
+func (s *Session) TakeBack() {
+	select {
+	case s.takeBack <- struct{}{}:
+	default:
+	}
+}
+
+// Stopping shows that the app is quitting while the caller cancels Run's context.
+func (s *Session) Stopping() { s.setMode(ui.ModeStopping) }
+
+// SetStartAtLogin installs or removes the login item for this binary.
+func (s *Session) SetStartAtLogin(on bool) error {
+	var err error
+	if on {
+		_, err = autostart.Enable(s.opts.Executable)
+	} else {
+		_, err = autostart.Disable()
+	}
+	state := s.readAutostart()
+	s.mu.Lock()
+	s.autostart = state
+	s.mu.Unlock()
+	s.poke()
+	if err != nil {
+		return fmt.Errorf("start at login: %w", err)
+	}
+	return nil
+}
+
+func (s *Session) readAutostart() bool {
+	st, err := autostart.Current(s.opts.Executable)
+	if err != nil {
+		s.logger.Debug("login item state unknown", "err", err)
+		return false
+	}
+	return st.State == autostart.Enabled && st.PointsHere
+}
+
+// SetPolicy saves how takeover requests are answered; it applies to the next request.
+func (s *Session) SetPolicy(p ownership.Policy) error {
+	s.mu.Lock()
+	next := s.settings
+	next.TakeoverPolicy = p
+	s.mu.Unlock()
+	if err := SaveSettings(s.opts.Paths.State, next); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.settings = next
+	s.mu.Unlock()
+	s.poke()
+	return nil
+}
+
+// Settings returns the current settings.
+func (s *Session) Settings() Settings {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.settings
+}
+
+// History returns routine's runs, newest first.
+func (s *Session) History(routine string, limit int) ([]scheduler.Run, error) {
+	j, err := s.obs.journal()
+	if err != nil {
+		return nil, err
+	}
+	runs, err := j.History(routine, limit)
+	if err != nil {
+		return nil, fmt.Errorf("history of %s: %w", routine, err)
+	}
+	return runs, nil
+}
+
+// Output returns a run's captured output.
+func (s *Session) Output(runID int64) ([]byte, error) {
+	j, err := s.obs.journal()
+	if err != nil {
+		return nil, err
+	}
+	out, err := j.Output(runID)
+	if err != nil {
+		return nil, fmt.Errorf("output of run %d: %w", runID, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,61 @@
+package session
+
+import (
+	"context"
+	"time"
+
+	"github.com/routinely/routinely/app/ui"
+)
+
+// refreshLoop publishes a snapshot every tick and whenever poke asks, until ctx ends.
+func (s *Session) refreshLoop(ctx context.Context) {
+	t := time.NewTicker(s.opts.Tick)
+	defer t.Stop()
+	for {
+		s.publish()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-s.kick:
+		}
+	}
+}
+
+func (s *Session) publish() {
+	if s.opts.Publish != nil {
+		s.opts.Publish(s.Snapshot())
+	}
+}
+
+// Snapshot builds the state the window and tray show now.
+func (s *Session) Snapshot() ui.State {
+	now := time.Now()
+	s.mu.Lock()
+	st := ui.State{
+		Mode: s.mode, Now: now, ConfigPath: s.opts.Paths.Config, Notice: s.notice,
+		Policy: s.settings.TakeoverPolicy, AutoStart: s.autostart,
+	}
+	h, engine := s.handle, s.engine
+	if s.pending != nil && now.Before(s.pending.ExpiresAt) {
+		p := *s.pending
+		st.Pending = &p
+	}
+	s.mu.Unlock()
+
+	status, err := s.obs.status()
+	st.Owner = status
+	if err != nil && st.Notice == "" {
+		st.Notice = err.Error()
+	}
+	if h != nil {
+		rec := h.Record()
+		st.Self = &rec
+	}
+	if engine != nil {
+		st.Routines, st.Problems = engine.Routines(), engine.Problems()
+	} else {
+		st.Routines, st.Problems, st.ConfigErr = s.obs.routines(now)
+	}
+	return st
+}

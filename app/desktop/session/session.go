@@ -1,0 +1,283 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/routinely/routinely/app/core"
+	"github.com/routinely/routinely/app/paths"
+	"github.com/routinely/routinely/app/ui"
+	"github.com/routinely/routinely/ownership"
+	"github.com/routinely/routinely/scheduler"
+)
+
+// ServeFunc runs the routines while h owns (core.Serve's signature).
+type ServeFunc func(ctx context.Context, h *ownership.Handle, p paths.Paths, n scheduler.Notifier,
+	logger *slog.Logger, started func(*scheduler.Engine)) error
+
+// Options wire a Session.
+type Options struct {
+	Paths    paths.Paths
+	Version  string
+	Logger   *slog.Logger
+	Notifier scheduler.Notifier
+	// Publish receives every new snapshot, from the session's goroutines. It must not block:
+	// the desktop hands the snapshot to the UI goroutine with fyne.Do.
+	Publish func(ui.State)
+	Serve   ServeFunc     // nil → core.Serve
+	Tick    time.Duration // how often the observed state is refreshed; 0 → 1 s
+	// Executable is the binary the login item starts; "" → os.Executable.
+	Executable string
+}
+
+// Session runs the desktop app's ownership lifecycle. Its exported methods are safe to call
+// from any goroutine (the UI calls them) and never wait for the scheduler to drain.
+type Session struct {
+	opts   Options
+	logger *slog.Logger
+
+	mu         sync.Mutex
+	mode       ui.Mode
+	handle     *ownership.Handle
+	engine     *scheduler.Engine
+	pending    *ownership.Request
+	notice     string
+	settings   Settings
+	autostart  bool
+	takingBack bool
+	lastReq    *ownership.Request // the newest takeover request seen while owning
+	yieldedTo  *ownership.Request // the request this app approved (set until a successor owns)
+
+	takeBack chan struct{} // a Take back click, consumed by the standby loop
+	kick     chan struct{} // publish a fresh snapshot now
+	obs      *observer
+}
+
+// New prepares a session; Run starts it.
+func New(opts Options) *Session {
+	if opts.Serve == nil {
+		opts.Serve = core.Serve
+	}
+	if opts.Tick == 0 {
+		opts.Tick = time.Second
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Executable == "" {
+		opts.Executable, _ = os.Executable()
+	}
+	s := &Session{opts: opts, logger: opts.Logger, takeBack: make(chan struct{}, 1), kick: make(chan struct{}, 1)}
+	s.obs = newObserver(opts.Paths)
+	settings, err := LoadSettings(opts.Paths.State)
+	if err != nil {
+		s.logger.Warn("desktop settings unreadable, using defaults", "err", err)
+	}
+	s.settings = settings
+	s.autostart = s.readAutostart()
+	return s
+}
+
+// Run owns the routines whenever it can and observes otherwise, until ctx ends; then it stops
+// the scheduler, waits for in-flight runs and releases ownership before returning.
+func (s *Session) Run(ctx context.Context) error {
+	defer s.obs.close()
+	refreshDone := make(chan struct{})
+	go func() { defer close(refreshDone); s.refreshLoop(ctx) }()
+	defer func() { <-refreshDone }()
+	for ctx.Err() == nil {
+		h, err := s.obtain(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			s.logger.Error("cannot take ownership of the routines", "err", err)
+			s.setNotice(fmt.Sprintf("Cannot take ownership: %v", err))
+			sleep(ctx, 5*time.Second)
+			continue
+		}
+		s.own(ctx, h)
+	}
+	return nil
+}
+
+// obtain returns a handle that owns: at once when nobody owns, else after standing by.
+func (s *Session) obtain(ctx context.Context) (*ownership.Handle, error) {
+	h, err := ownership.Acquire(ctx, s.ownershipOptions())
+	if !errors.Is(err, ownership.ErrOwned) {
+		return h, err
+	}
+	s.setMode(ui.ModeStandby)
+	return s.standby(ctx)
+}
+
+// standby waits until the owner goes away, or takes over when the person clicks Take back.
+func (s *Session) standby(ctx context.Context) (*ownership.Handle, error) {
+	for {
+		wctx, cancel := context.WithCancel(ctx)
+		stop := make(chan struct{})
+		go func() {
+			select {
+			case <-s.takeBack:
+				s.mu.Lock()
+				s.takingBack = true
+				s.mu.Unlock()
+				cancel()
+			case <-stop:
+			}
+		}()
+		h, err := ownership.Wait(wctx, s.ownershipOptions())
+		close(stop)
+		cancel()
+		s.mu.Lock()
+		takeBack := s.takingBack
+		s.takingBack = false
+		s.mu.Unlock()
+		if err == nil || ctx.Err() != nil || !takeBack {
+			return h, err
+		}
+		if h, err = s.takeOver(ctx); err == nil || ctx.Err() != nil {
+			return h, err
+		}
+		s.setMode(ui.ModeStandby)
+		s.setNotice(fmt.Sprintf("Take back failed: %v", err))
+	}
+}
+
+// takeOver asks the current owner to step aside (its own policy answers).
+func (s *Session) takeOver(ctx context.Context) (*ownership.Handle, error) {
+	s.setMode(ui.ModeTakingBack)
+	s.setNotice("Asking the current owner to hand the routines back…")
+	h, err := ownership.Takeover(ctx, s.ownershipOptions(), ownership.TakeoverOptions{
+		Reason: "The Routinely desktop app is taking its routines back.",
+	})
+	if err != nil {
+		return nil, fmt.Errorf("take back: %w", err)
+	}
+	s.setNotice("")
+	return h, nil
+}
+
+// own runs the routines while h owns; it returns when h is lost (an approved takeover) or ctx
+// ends (Quit: core.Serve drains and releases).
+func (s *Session) own(ctx context.Context, h *ownership.Handle) {
+	s.mu.Lock()
+	s.mode, s.handle, s.pending, s.notice = ui.ModeOwning, h, nil, ""
+	s.mu.Unlock()
+	s.poke()
+	s.logger.Info("this app owns the routines", "epoch", h.Epoch())
+	go s.watchEvents(h)
+	err := s.opts.Serve(ctx, h, s.opts.Paths, s.opts.Notifier, s.logger, func(e *scheduler.Engine) {
+		s.mu.Lock()
+		s.engine = e
+		s.mu.Unlock()
+		s.poke()
+	})
+	s.mu.Lock()
+	s.handle, s.engine, s.pending = nil, nil, nil
+	yielded := s.yieldedTo
+	s.yieldedTo, s.lastReq = nil, nil
+	if ctx.Err() == nil {
+		s.mode = ui.ModeStandby
+	}
+	s.mu.Unlock()
+	s.poke()
+	if yielded != nil && ctx.Err() == nil {
+		s.awaitSuccessor(ctx, *yielded)
+	}
+	if err == nil {
+		return
+	}
+	// The routines could not start (journal or config unusable); core.Serve has released the
+	// handle so another process may try. Say why, and try again once the routines file changes.
+	s.logger.Error("cannot run the routines", "err", err)
+	s.setNotice(fmt.Sprintf("Cannot run the routines: %v", err))
+	s.obs.waitConfigChange(ctx)
+}
+
+// awaitSuccessor gives the approved challenger the free guard: it polls every 50 ms, so if this
+// app went straight back to Acquire it could win the race and undo the person's approval. It
+// returns once someone holds the guard or the challenger's record shows it owned (it may already
+// have exited), or when the request's deadline has passed.
+func (s *Session) awaitSuccessor(ctx context.Context, req ownership.Request) {
+	deadline := req.ExpiresAt
+	if limit := time.Now().Add(maxSuccessorWait); deadline.After(limit) {
+		deadline = limit
+	}
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		st, err := s.obs.status()
+		if err == nil && (st.Held || (st.Record != nil && st.Record.PID == req.Requester.PID)) {
+			return
+		}
+		sleep(ctx, 50*time.Millisecond)
+	}
+	s.logger.Warn("the approved process did not take the routines; taking them back", "pid", req.Requester.PID)
+}
+
+// maxSuccessorWait bounds awaitSuccessor whatever deadline the request carries.
+const maxSuccessorWait = 2 * time.Minute
+
+// watchEvents logs the handle's events and republishes at once on takeover events, so the
+// prompt appears within a second of the request.
+func (s *Session) watchEvents(h *ownership.Handle) {
+	for ev := range h.Events() {
+		switch ev.Kind {
+		case ownership.EventTakeoverResolved:
+			s.clearPending(ev.Request)
+		case ownership.EventYielding:
+			if ev.Request != nil {
+				s.mu.Lock()
+				s.yieldedTo = ev.Request
+				s.mu.Unlock()
+			}
+		case ownership.EventWriteFailed, ownership.EventGuardReplaced:
+			s.logger.Warn("ownership problem", "event", ev.Kind, "err", ev.Err)
+			s.setNotice(fmt.Sprintf("Ownership problem (%s): %v", ev.Kind, ev.Err))
+		}
+		s.poke()
+	}
+}
+
+func (s *Session) ownershipOptions() ownership.Options {
+	// PolicyAsk always: onRequest applies the saved setting, so a change applies at once.
+	o := core.OwnerOptions(s.opts.Paths, ownership.RoleDesktop, s.opts.Version, ownership.PolicyAsk, s.logger)
+	o.OnRequest = s.onRequest
+	return o
+}
+
+func (s *Session) setMode(m ui.Mode) {
+	s.mu.Lock()
+	s.mode = m
+	s.mu.Unlock()
+	s.poke()
+}
+
+func (s *Session) setNotice(n string) {
+	s.mu.Lock()
+	s.notice = n
+	s.mu.Unlock()
+	s.poke()
+}
+
+// poke asks the refresh loop for a snapshot now, without waiting.
+func (s *Session) poke() {
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

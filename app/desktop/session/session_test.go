@@ -1,0 +1,272 @@
+package session
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/routinely/routinely/app/core"
+	"github.com/routinely/routinely/app/paths"
+	"github.com/routinely/routinely/app/ui"
+	"github.com/routinely/routinely/ownership"
+)
+
+// The test binary re-executes itself as a challenger (a daemon asking to take over), so the
+// session is tested against another real process.
+const (
+	envHelper  = "ROUTINELY_SESSION_TEST_CHALLENGER"
+	envDir     = "ROUTINELY_SESSION_TEST_DIR"
+	envTimeout = "ROUTINELY_SESSION_TEST_TIMEOUT"
+)
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(envHelper) {
+	case "":
+	case "hold":
+		os.Exit(hold())
+	default:
+		os.Exit(challenge())
+	}
+	os.Exit(m.Run())
+}
+
+// challenge asks for the routines, prints the outcome, and on success holds them until killed.
+func challenge() int {
+	timeout, _ := time.ParseDuration(os.Getenv(envTimeout))
+	ctx := context.Background()
+	h, err := ownership.Takeover(ctx, ownership.Options{Dir: os.Getenv(envDir), Role: ownership.RoleDaemon, Version: "test"},
+		ownership.TakeoverOptions{Timeout: timeout})
+	switch {
+	case errors.Is(err, ownership.ErrDenied):
+		fmt.Println("denied")
+	case errors.Is(err, ownership.ErrTakeoverTimeout):
+		fmt.Println("timeout")
+	case err != nil:
+		fmt.Println("error:", err)
+	default:
+		fmt.Println("owned")
+		<-h.Lost() // hold until killed
+	}
+	return 0
+}
+
+// hold owns as a daemon that allows takeovers (`routinely daemon`'s default) until it loses.
+func hold() int {
+	h, err := ownership.Acquire(context.Background(), ownership.Options{Dir: os.Getenv(envDir),
+		Role: ownership.RoleDaemon, Version: "test", Policy: ownership.PolicyAllow, HeartbeatInterval: 200 * time.Millisecond})
+	if err != nil {
+		fmt.Println("error:", err)
+		return 1
+	}
+	fmt.Println("owning")
+	<-h.Lost()
+	fmt.Println("lost")
+	return 0
+}
+
+func startChallenger(t *testing.T, dir string, timeout time.Duration) (*exec.Cmd, <-chan string) {
+	return startHelper(t, "challenge", dir, timeout)
+}
+
+func startHelper(t *testing.T, mode, dir string, timeout time.Duration) (*exec.Cmd, <-chan string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), envHelper+"="+mode, envDir+"="+dir, envTimeout+"="+timeout.String())
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 4)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- strings.TrimSpace(sc.Text())
+		}
+		close(lines)
+	}()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return cmd, lines
+}
+
+func line(t *testing.T, lines <-chan string, within time.Duration) string {
+	t.Helper()
+	select {
+	case l := <-lines:
+		return l
+	case <-time.After(within):
+		t.Fatalf("challenger said nothing within %s", within)
+	}
+	return ""
+}
+
+// newSession starts a real session (real ownership, core.Serve and scheduler) on a fresh
+// profile with one quiet routine, and stops it at the end of the test.
+func newSession(t *testing.T) (*Session, paths.Paths) {
+	t.Helper()
+	p, err := paths.Resolve(filepath.Join(t.TempDir(), "home"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newSessionAt(t, p)
+}
+
+func newSessionAt(t *testing.T, p paths.Paths) (*Session, paths.Paths) {
+	t.Helper()
+	toml := "[[routine]]\nname = \"quiet\"\nevery = \"1h\"\nrun = [\"true\"]\n"
+	if err := os.WriteFile(p.Config, []byte(toml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Paths: p, Version: "test", Notifier: core.LogNotifier{}, Tick: 100 * time.Millisecond,
+		Executable: "/usr/bin/routinely-test"})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = s.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Error("session did not stop within 20 s")
+		}
+	})
+	return s, p
+}
+
+// waitFor polls the session's snapshot until ok holds.
+func waitFor(t *testing.T, s *Session, within time.Duration, what string, ok func(ui.State) bool) ui.State {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		st := s.Snapshot()
+		if ok(st) {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s (mode %d, owner %+v, notice %q)", what, within, st.Mode, st.Owner.Record, st.Notice)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func owning(st ui.State) bool {
+	return st.Mode == ui.ModeOwning && st.Self != nil && len(st.Routines) == 1
+}
+
+func TestApprovedTakeoverThenOwnsAgainWhenDaemonDies(t *testing.T) {
+	s, p := newSession(t)
+	waitFor(t, s, 10*time.Second, "owning at start", owning)
+
+	cmd, lines := startChallenger(t, p.State, 30*time.Second)
+	st := waitFor(t, s, 5*time.Second, "takeover prompt", func(st ui.State) bool { return st.Pending != nil })
+	if st.Pending.Requester.PID != cmd.Process.Pid || st.Pending.Requester.Role != ownership.RoleDaemon {
+		t.Fatalf("pending request from %+v, want the daemon pid %d", st.Pending.Requester, cmd.Process.Pid)
+	}
+	if err := s.Decide(st.Pending.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if got := line(t, lines, 10*time.Second); got != "owned" {
+		t.Fatalf("challenger: %q, want owned", got)
+	}
+	waitFor(t, s, 5*time.Second, "standby showing the daemon", func(st ui.State) bool {
+		return st.Mode == ui.ModeStandby && st.Owner.Record != nil && st.Owner.Record.PID == cmd.Process.Pid && st.Pending == nil
+	})
+
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	killed := time.Now()
+	waitFor(t, s, 2*time.Second, "owning again after the daemon died", owning)
+	t.Logf("owned again %s after SIGKILL", time.Since(killed).Round(time.Millisecond))
+}
+
+func TestUnansweredRequestIsDeniedAtDeadline(t *testing.T) {
+	s, p := newSession(t)
+	waitFor(t, s, 10*time.Second, "owning at start", owning)
+	_, lines := startChallenger(t, p.State, 2*time.Second)
+	waitFor(t, s, 5*time.Second, "takeover prompt", func(st ui.State) bool { return st.Pending != nil })
+	got := line(t, lines, 10*time.Second)
+	if got != "denied" && got != "timeout" {
+		t.Fatalf("challenger: %q, want it refused after the deadline", got)
+	}
+	st := waitFor(t, s, 2*time.Second, "prompt gone after the deadline", func(st ui.State) bool { return st.Pending == nil })
+	if !owning(st) {
+		t.Errorf("the app gave up the routines without an answer (mode %d)", st.Mode)
+	}
+}
+
+func TestPolicyAlwaysDenyIsSavedAndApplied(t *testing.T) {
+	s, p := newSession(t)
+	waitFor(t, s, 10*time.Second, "owning at start", owning)
+	if err := s.SetPolicy(ownership.PolicyDeny); err != nil {
+		t.Fatal(err)
+	}
+	if saved, err := LoadSettings(p.State); err != nil || saved.TakeoverPolicy != ownership.PolicyDeny {
+		t.Fatalf("saved settings %+v, %v; want deny", saved, err)
+	}
+	_, lines := startChallenger(t, p.State, 20*time.Second)
+	if got := line(t, lines, 10*time.Second); got != "denied" {
+		t.Fatalf("challenger: %q, want denied by policy", got)
+	}
+	if st := s.Snapshot(); !owning(st) || st.Pending != nil || st.Policy != ownership.PolicyDeny {
+		t.Errorf("after a policy denial: mode %d pending %v policy %q", st.Mode, st.Pending, st.Policy)
+	}
+}
+
+func TestRunNowAndPauseGoThroughTheJournal(t *testing.T) {
+	s, _ := newSession(t)
+	waitFor(t, s, 10*time.Second, "owning at start", owning)
+	if err := s.SetPaused("", true); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, s, 3*time.Second, "routine paused", func(st ui.State) bool { return len(st.Routines) == 1 && st.Routines[0].Paused })
+	if err := s.SetPaused("", false); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, s, 3*time.Second, "routine resumed", func(st ui.State) bool { return len(st.Routines) == 1 && !st.Routines[0].Paused })
+	if err := s.RunNow("quiet"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, s, 5*time.Second, "manual run recorded", func(st ui.State) bool {
+		return len(st.Routines) == 1 && st.Routines[0].Last != nil && st.Routines[0].Last.Outcome == "success"
+	})
+	runs, err := s.History("quiet", 10)
+	if err != nil || len(runs) == 0 {
+		t.Fatalf("history: %v, %v", runs, err)
+	}
+	if _, err := s.Output(runs[0].ID); err != nil {
+		t.Errorf("output of run %d: %v", runs[0].ID, err)
+	}
+}
+
+func TestStandbyThenTakeBack(t *testing.T) {
+	p, err := paths.Resolve(filepath.Join(t.TempDir(), "home"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	daemon, lines := startHelper(t, "hold", p.State, 0)
+	if got := line(t, lines, 10*time.Second); got != "owning" {
+		t.Fatalf("daemon: %q", got)
+	}
+	s, _ := newSessionAt(t, p)
+	st := waitFor(t, s, 5*time.Second, "standby showing the daemon", func(st ui.State) bool {
+		return st.Mode == ui.ModeStandby && st.Owner.Held && st.Owner.Record != nil && st.Owner.Record.PID == daemon.Process.Pid
+	})
+	if st.Self != nil {
+		t.Error("standby state carries an own record")
+	}
+	s.TakeBack()
+	if got := line(t, lines, 10*time.Second); got != "lost" {
+		t.Fatalf("daemon: %q, want it to hand over", got)
+	}
+	waitFor(t, s, 5*time.Second, "owning after Take back", owning)
+}

@@ -1,0 +1,70 @@
+package session
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/routinely/routinely/ownership"
+)
+
+// settingsFile is the desktop app's own settings, beside owner.json in the state directory.
+const settingsFile = "desktop-settings.json"
+
+// Settings are the desktop app's preferences that outlive a run.
+type Settings struct {
+	TakeoverPolicy ownership.Policy `json:"takeover_policy"`
+}
+
+// LoadSettings reads the settings of state directory dir; a missing file gives the defaults
+// (ask before any takeover).
+func LoadSettings(dir string) (Settings, error) {
+	s := Settings{TakeoverPolicy: ownership.PolicyAsk}
+	b, err := os.ReadFile(filepath.Join(dir, settingsFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return s, nil
+	}
+	if err != nil {
+		return s, fmt.Errorf("read desktop settings: %w", err)
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return Settings{TakeoverPolicy: ownership.PolicyAsk}, fmt.Errorf("parse %s: %w", settingsFile, err)
+	}
+	switch s.TakeoverPolicy {
+	case ownership.PolicyAsk, ownership.PolicyAllow, ownership.PolicyDeny:
+	default:
+		s.TakeoverPolicy = ownership.PolicyAsk
+	}
+	return s, nil
+}
+
+// SaveSettings writes s atomically (temp file, fsync, rename) so a crash never leaves half a file.
+func SaveSettings(dir string, s Settings) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode desktop settings: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, settingsFile+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("save desktop settings: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // no-op after the rename
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("save desktop settings: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("save desktop settings: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("save desktop settings: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, settingsFile)); err != nil {
+		return fmt.Errorf("save desktop settings: %w", err)
+	}
+	return nil
+}

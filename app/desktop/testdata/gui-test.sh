@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Real-session test of the desktop app: tray over D-Bus, takeover prompt, screenshots.
+# Run inside a virtual display and a private session bus (what `make test-gui` does):
+#   xvfb-run -a -s "-screen 0 1024x768x24 -nolisten tcp" dbus-run-session -- \
+#     bash app/desktop/testdata/gui-test.sh ./build/routinely build/gui-test
+# Exits non-zero on the first failed assertion. Screenshots and logs stay in OUTDIR.
+set -euo pipefail
+BIN=$(realpath "${1:?usage: gui-test.sh BINARY OUTDIR}")
+OUT=${2:-build/gui-test}
+rm -rf "$OUT"; mkdir -p "$OUT"; OUT=$(realpath "$OUT")
+export LANG=C.UTF-8            # the app must cope with the C locale by itself (no LANGUAGE here)
+unset LANGUAGE
+HOME_DIR=$(mktemp -d /tmp/routinely-gui.XXXXXX); chmod 700 "$HOME_DIR"
+export ROUTINELY_HOME=$HOME_DIR
+
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	rm -rf "$HOME_DIR"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; import -window root "$OUT/failure.png" 2>/dev/null || true; tail -n 30 "$OUT/app.log" >&2 || true; exit 1; }
+pass() { echo "ok: $*"; }
+# wait_for SECONDS CMD...: retry CMD every 0.2 s until it succeeds or SECONDS pass.
+wait_for() { local n=$(( $1 * 5 )); shift; for _ in $(seq "$n"); do "$@" >/dev/null 2>&1 && return 0; sleep 0.2; done; return 1; }
+
+sni_get() { dbus-send --session --print-reply --dest=org.kde.StatusNotifierWatcher /StatusNotifierWatcher \
+	org.freedesktop.DBus.Properties.Get string:org.kde.StatusNotifierWatcher "string:$1"; }
+tray_bus() { sni_get RegisteredStatusNotifierItems 2>/dev/null | grep -o '":[0-9.]*' | head -1 | tr -d '"'; }
+# The item's Menu property names the dbusmenu object (systray v1.12: /StatusNotifierItem/menu).
+menu_path() { dbus-send --session --print-reply --dest="$BUS" /StatusNotifierItem org.freedesktop.DBus.Properties.Get \
+	string:org.kde.StatusNotifierItem string:Menu | grep -o 'object path "[^"]*"' | cut -d'"' -f2; }
+menu_layout() { dbus-send --session --print-reply --dest="$BUS" "$MENU" com.canonical.dbusmenu.GetLayout \
+	int32:0 int32:-1 array:string:; }
+# menu_id PREFIX: the dbusmenu id of the item whose label starts with PREFIX (ids go stale after
+# every menu rebuild, so look them up each time).
+menu_id() { menu_layout | awk -v want="$1" '/struct \{/{s=1;next} s&&/int32 [0-9]+/{id=$2;s=0}
+	/string "label"/{getline; sub(/^[^"]*"/, ""); if (index($0, want) == 1) {print id; exit}}'; }
+menu_labels() { menu_layout | awk '/string "label"/{getline; sub(/^[^"]*"/, ""); sub(/"[^"]*$/, ""); print}'; }
+click() {
+	local id; id=$(menu_id "$1"); [ -n "$id" ] || fail "no tray item labelled '$1' (menu: $(menu_labels | paste -sd '|'))"
+	dbus-send --session --print-reply --dest="$BUS" "$MENU" com.canonical.dbusmenu.Event \
+		"int32:$id" string:clicked variant:int32:0 uint32:0 >/dev/null
+}
+has_label() { menu_labels | grep -q -- "^$1"; }
+status_json() { "$BIN" status --json 2>/dev/null || true; }   # exits 3/4 without a healthy owner
+# owner_field NAME: a field of the current owner from status --json ("" when nobody holds the guard).
+owner_field() { status_json | python3 -c "import json,sys; s=json.load(sys.stdin); o=s.get('owner') or {}; print(o.get('$1','') if s.get('held') else '')"; }
+owner_role() { owner_field role; }
+owner_pid() { owner_field pid; }
+role_is() { [ "$(owner_role)" = "$1" ]; }
+
+# 20 routines (the footprint script uses the same shape): a heartbeat every 2 s and quiet ones.
+{
+	echo '[[routine]]'; echo 'name = "tick"'; echo 'every = "2s"'; echo 'shell = "echo tick"'; echo
+	for i in $(seq 2 20); do
+		echo '[[routine]]'; echo "name = \"quiet-$i\""; echo 'every = "1h"'; echo 'run = ["true"]'; echo
+	done
+} >"$HOME_DIR/routines.toml"
+chmod 600 "$HOME_DIR/routines.toml"
+
+# The tray watcher must be up BEFORE the app (else systray never registers).
+status-notifier-watcher >"$OUT/watcher.log" 2>&1 & pids+=($!)
+wait_for 10 sni_get RegisteredStatusNotifierItems || fail "status-notifier-watcher did not start"
+dbus-monitor --session "type='method_call',interface='org.freedesktop.Notifications',member='Notify'" \
+	>"$OUT/notify.log" 2>&1 & pids+=($!)
+sleep 0.5
+
+# 1. The app starts in the background, owns, and registers its tray item.
+"$BIN" --background >"$OUT/app.log" 2>&1 & APP=$!; pids+=($APP)
+tray_registered() { [ -n "$(tray_bus)" ]; }
+wait_for 20 tray_registered || fail "no tray item registered"
+BUS=$(tray_bus); MENU=$(menu_path)
+[ -n "$MENU" ] || fail "the tray item has no menu (GNOME would hide it)"
+pass "tray item registered on $BUS with menu $MENU"
+grep -q "Error parsing user locale" "$OUT/app.log" && fail "Fyne could not parse the C locale (LANGUAGE not set in code)"
+wait_for 15 role_is desktop || fail "the app does not own the routines (status: $(status_json | head -c 400))"
+[ "$(owner_pid)" = "$APP" ] || fail "owner pid $(owner_pid), want the app's $APP"
+pass "the app owns (pid $APP)"
+wait_for 5 has_label "Owner: this app" || fail "tray status line: $(menu_labels | head -1)"
+pass "tray says: $(menu_labels | head -1)"
+
+# 2. Open Routinely through the tray menu and screenshot the window.
+click "Open Routinely"
+wait_for 10 xdotool search --name '^Routinely$' || fail "no window after Open Routinely"
+sleep 1.5
+import -window root "$OUT/window.png"; pass "window shown (screenshot window.png)"
+
+# 3. A daemon asks to take over: notification, tray Approve, daemon owns.
+"$BIN" daemon --takeover >"$OUT/daemon.log" 2>&1 & DAEMON=$!; pids+=($DAEMON)
+wait_for 5 grep -q 'asks to take over your routines' "$OUT/notify.log" || fail "no takeover notification (Notify) within 5 s"
+pass "notification: $(grep -o 'A Routinely daemon (pid [0-9]*) asks to take over your routines' "$OUT/notify.log" | head -1)"
+wait_for 3 has_label "Approve takeover" || fail "no Approve item in the tray menu"
+has_label "Deny" || fail "no Deny item in the tray menu"
+sleep 1
+import -window root "$OUT/takeover-prompt.png"; pass "takeover prompt (screenshot takeover-prompt.png)"
+click "Approve takeover"
+wait_for 15 role_is daemon || fail "the daemon does not own after approval (status: $(status_json | head -c 400))"
+[ "$(owner_pid)" = "$DAEMON" ] || fail "owner pid $(owner_pid), want the daemon's $DAEMON"
+pass "the daemon owns after approval"
+kill -0 "$APP" || fail "the app exited after yielding"
+wait_for 5 has_label "Owner: daemon pid $DAEMON" || fail "tray does not show the daemon as owner: $(menu_labels | head -1)"
+pass "tray says: $(menu_labels | head -1)"
+sleep 1
+import -window root "$OUT/standby.png"
+
+# 4. SIGKILL the daemon: the app takes ownership back by itself within 2 s.
+kill -9 "$DAEMON"; wait "$DAEMON" 2>/dev/null || true
+start=$(date +%s.%N)
+wait_for 2 role_is desktop || fail "the app did not own again within 2 s of the daemon's death"
+took=$(echo "$(date +%s.%N) - $start" | bc)
+[ "$(owner_pid)" = "$APP" ] || fail "owner pid $(owner_pid) after the daemon died, want $APP"
+pass "the app owns again ${took}s after SIGKILL"
+
+# 5. Quit from the tray drains and releases: the app exits and nobody owns.
+click "Quit"
+for _ in $(seq 50); do kill -0 "$APP" 2>/dev/null || break; sleep 0.2; done
+kill -0 "$APP" 2>/dev/null && fail "the app did not exit within 10 s of Quit"
+role_is desktop && fail "the guard is still held after Quit"
+pass "Quit released ownership and exited"
+echo "gui-test: all passed (artifacts in $OUT)"

@@ -1,0 +1,27 @@
+package ui
+
+import (
+	"github.com/routinely/routinely/ownership"
+	"github.com/routinely/routinely/scheduler"
+)
+
+// Decider answers a pending takeover request; *ownership.Handle satisfies it.
+type Decider interface {
+	Decide(requestID string, approve bool) error
+}
+
+// Actions are what a person can ask of the app from the window or the tray. The desktop's
+// session implements them; none of them may block the UI goroutine for long.
+type Actions interface {
+	Decider
+	RunNow(routine string) error
+	SetPaused(routine string, paused bool) error // routine "" means all
+	TakeBack()
+	SetStartAtLogin(on bool) error
+	SetPolicy(p ownership.Policy) error
+	OpenConfig()
+	ShowWindow()
+	Quit()
+	History(routine string, limit int) ([]scheduler.Run, error)
+	Output(runID int64) ([]byte, error)
+}

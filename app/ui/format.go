@@ -1,0 +1,182 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/routinely/routinely/ownership"
+	"github.com/routinely/routinely/scheduler"
+)
+
+// Routine statuses shown in the table.
+const (
+	StatusIdle    = "idle"
+	StatusRunning = "running"
+	StatusLate    = "late"
+	StatusPaused  = "paused"
+	StatusFailing = "failing"
+	StatusInvalid = "invalid"
+)
+
+// lateAfter is how far past its next slot an idle routine must be before it is called late:
+// jitter and the engine's own tick make a few seconds normal.
+const lateAfter = 30 * time.Second
+
+// RoutineStatus names the state of r at now for the table's status column.
+func RoutineStatus(r scheduler.RoutineState, now time.Time) string {
+	switch {
+	case r.Disabled != "":
+		return StatusInvalid
+	case r.Running:
+		return StatusRunning
+	case r.Paused:
+		return StatusPaused
+	case r.Last != nil && failed(r.Last.Outcome):
+		return StatusFailing
+	case r.Next != nil && now.Sub(*r.Next) > lateAfter:
+		return StatusLate
+	}
+	return StatusIdle
+}
+
+func failed(outcome string) bool {
+	switch outcome {
+	case scheduler.OutcomeFailed, scheduler.OutcomeTimeout, scheduler.OutcomeCrashed,
+		scheduler.OutcomeInterrupted, scheduler.OutcomeSelectorMissing:
+		return true
+	}
+	return false
+}
+
+// Duration prints d compactly and stably for a label refreshed every second: "850ms", "42s",
+// "3m 05s", "2h 04m", "3d 4h".
+func Duration(d time.Duration) string {
+	if d < 0 {
+		d = -d
+	}
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm %02ds", int(d.Minutes()), int(d.Seconds())%60)
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh %02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%dd %dh", int(d.Hours())/24, int(d.Hours())%24)
+}
+
+// Clock prints t relative to now's day: "15:04" today, "Mon 15:04" within a week, else a date.
+func Clock(t, now time.Time) string {
+	t, now = t.In(time.Local), now.In(time.Local)
+	ty, tm, td := t.Date()
+	ny, nm, nd := now.Date()
+	switch {
+	case ty == ny && tm == nm && td == nd:
+		return t.Format("15:04:05")
+	case t.Sub(now).Abs() < 6*24*time.Hour:
+		return t.Format("Mon 15:04")
+	}
+	return t.Format("2006-01-02 15:04")
+}
+
+// Countdown prints the time until t: "in 4m 10s", "now", or "12s ago".
+func Countdown(t, now time.Time) string {
+	d := t.Sub(now).Truncate(time.Second)
+	switch {
+	case d > 0:
+		return "in " + Duration(d)
+	case d == 0:
+		return "now"
+	}
+	return Duration(d) + " ago"
+}
+
+// NextText is the table's "next run" cell.
+func NextText(r scheduler.RoutineState, now time.Time) string {
+	if r.Next == nil {
+		return "—"
+	}
+	return Clock(*r.Next, now) + " (" + Countdown(*r.Next, now) + ")"
+}
+
+// LastText is the table's "last run" cell without its outcome icon.
+func LastText(r scheduler.RoutineState, now time.Time) string {
+	if r.Last == nil {
+		return "never"
+	}
+	at := r.Last.Slot
+	if r.Last.Started != nil {
+		at = *r.Last.Started
+	}
+	s := Clock(at, now) + " " + r.Last.Outcome
+	if r.Last.Duration > 0 {
+		s += " (" + Duration(r.Last.Duration) + ")"
+	}
+	return s
+}
+
+// Who names an owner for a person: "this app", "daemon", "desktop app".
+func Who(s State) string {
+	rec := s.ownerRecord()
+	switch {
+	case s.Mode == ModeOwning:
+		return "this app"
+	case rec == nil && s.Owner.Held:
+		return "unknown process"
+	case rec == nil || !s.Owner.Held:
+		return "nobody"
+	case rec.Role == ownership.RoleDaemon:
+		return "daemon"
+	}
+	return "desktop app"
+}
+
+// OwnerLine is the tray's disabled status line.
+func OwnerLine(s State) string {
+	switch s.Mode {
+	case ModeStarting:
+		return "Starting…"
+	case ModeStopping:
+		return "Quitting: finishing runs…"
+	case ModeOwning:
+		return fmt.Sprintf("Owner: this app · %d routines", len(s.Routines))
+	}
+	rec := s.Owner.Record
+	if !s.Owner.Held {
+		return "No owner"
+	}
+	if rec == nil {
+		return "Owner: unknown process"
+	}
+	line := fmt.Sprintf("Owner: %s pid %d on %s", Who(s), rec.PID, rec.Host)
+	if s.Mode == ModeTakingBack {
+		line = "Taking back from " + strings.TrimPrefix(line, "Owner: ") + "…"
+	}
+	return line
+}
+
+// RequesterText names the process behind a takeover request: "daemon (pid 4242)".
+func RequesterText(r ownership.Requester) string {
+	role := string(r.Role)
+	if role == "" {
+		role = "process"
+	}
+	return fmt.Sprintf("%s (pid %d)", role, r.PID)
+}
+
+// TakeoverMessage is the notification body for a takeover request.
+func TakeoverMessage(r ownership.Request) string {
+	who := "Another Routinely desktop app"
+	if r.Requester.Role == ownership.RoleDaemon {
+		who = "A Routinely daemon"
+	}
+	return fmt.Sprintf("%s (pid %d) asks to take over your routines", who, r.Requester.PID)
+}
+
+// ProblemText prints a validation problem as "file:line:col: message".
+func ProblemText(p scheduler.Problem) string {
+	return fmt.Sprintf("%s:%d:%d: %s", p.File, p.Line, p.Col, p.Message)
+}

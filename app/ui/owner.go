@@ -1,0 +1,114 @@
+package ui
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/widget"
+)
+
+// OwnerPanel shows who owns the routines and how healthy that owner looks, with a Take back
+// button while another process owns.
+type OwnerPanel struct {
+	widget.BaseWidget
+	values   map[string]*widget.Label
+	notice   *widget.Label
+	takeBack *widget.Button
+	box      *fyne.Container
+}
+
+var ownerFields = []string{"Owner", "PID", "Host", "Role", "Since", "Epoch", "Heartbeat", "Last job tick"}
+
+// NewOwnerPanel builds the panel; takeBack is called by its Take back button.
+func NewOwnerPanel(takeBack func()) *OwnerPanel {
+	p := &OwnerPanel{values: map[string]*widget.Label{}, notice: widget.NewLabel("")}
+	// Two label/value columns keep the panel short, leaving the window to the routines.
+	left, right := container.New(layout.NewFormLayout()), container.New(layout.NewFormLayout())
+	for i, f := range ownerFields {
+		v := widget.NewLabel("—")
+		p.values[f] = v
+		col := left
+		if i >= len(ownerFields)/2 {
+			col = right
+		}
+		col.Add(widget.NewLabelWithStyle(f, fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}))
+		col.Add(v)
+	}
+	form := container.NewGridWithColumns(2, left, right)
+	p.notice.Wrapping = fyne.TextWrapWord
+	p.notice.Hide()
+	p.takeBack = widget.NewButton("Take back", takeBack)
+	p.takeBack.Hide()
+	p.box = container.NewVBox(form, p.notice, container.NewHBox(p.takeBack))
+	p.ExtendBaseWidget(p)
+	return p
+}
+
+// CreateRenderer draws the panel.
+func (p *OwnerPanel) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(p.box) }
+
+// Update shows s; call it on the UI goroutine.
+func (p *OwnerPanel) Update(s State) {
+	rec := s.ownerRecord()
+	set := func(f, v string) {
+		if p.values[f].Text != v {
+			p.values[f].SetText(v)
+		}
+	}
+	set("Owner", Who(s))
+	if rec == nil || (s.Mode != ModeOwning && !s.Owner.Held) {
+		for _, f := range ownerFields[1:] {
+			set(f, "—")
+		}
+	} else {
+		set("PID", strconv.Itoa(rec.PID))
+		set("Host", rec.Host)
+		set("Role", string(rec.Role))
+		set("Since", Clock(rec.AcquiredAt, s.Now))
+		set("Epoch", strconv.FormatUint(rec.Epoch, 10))
+		set("Heartbeat", heartbeatText(s))
+		set("Last job tick", tickText(s))
+	}
+	if s.Notice != "" {
+		p.notice.SetText(s.Notice)
+		p.notice.Show()
+	} else {
+		p.notice.Hide()
+	}
+	if s.Mode == ModeStandby && s.Owner.Held {
+		p.takeBack.Show()
+	} else {
+		p.takeBack.Hide()
+	}
+}
+
+// heartbeatText is the age of the owner's last heartbeat.
+func heartbeatText(s State) string {
+	rec := s.ownerRecord()
+	if rec == nil || rec.HeartbeatAt.IsZero() {
+		return "—"
+	}
+	return Duration(s.Now.Sub(rec.HeartbeatAt).Truncate(time.Second)) + " ago"
+}
+
+// tickText is the last scheduler tick and the last job it ran: the progress that tells a busy
+// owner from a wedged one.
+func tickText(s State) string {
+	rec := s.ownerRecord()
+	if rec == nil || rec.LastTickAt.IsZero() {
+		return "none yet"
+	}
+	t := Clock(rec.LastTickAt, s.Now) + " (" + Countdown(rec.LastTickAt, s.Now) + ")"
+	if j := rec.LastJob; j != nil {
+		state := "running"
+		if j.Finished != nil {
+			state = "done"
+		}
+		t += fmt.Sprintf(" · %s %s", j.Routine, state)
+	}
+	return t
+}

@@ -1,0 +1,160 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/routinely/routinely/scheduler"
+)
+
+// Columns of the routines table.
+const (
+	colName = iota
+	colSchedule
+	colNext
+	colLast
+	colStatus
+	colActions
+	numCols
+)
+
+var colTitles = [numCols]string{"Routine", "Schedule", "Next run", "Last run", "Status", ""}
+var colWidths = [numCols]float32{150, 150, 170, 210, 70, 190}
+
+// RoutinesTable lists the routines with their schedule, next and last run and status, and a
+// Run now and Pause/Resume button per row.
+type RoutinesTable struct {
+	widget.Table
+	rows    []scheduler.RoutineState
+	state   State
+	actions Actions
+	onError func(error)
+}
+
+// routineCell is one table cell; only the part its column needs is visible.
+type routineCell struct {
+	widget.BaseWidget
+	box    *fyne.Container
+	text   *widget.Label
+	icon   *widget.Icon
+	last   *widget.Label
+	lastC  *fyne.Container
+	run    *widget.Button
+	pause  *widget.Button
+	button *fyne.Container
+}
+
+// NewRoutinesTable builds an empty table; onError shows a failed action (may be nil).
+func NewRoutinesTable(a Actions, onError func(error)) *RoutinesTable {
+	t := &RoutinesTable{actions: a, onError: onError}
+	t.ShowHeaderRow = true
+	t.Length = func() (int, int) { return len(t.rows), numCols }
+	t.CreateCell = t.createCell
+	t.UpdateCell = t.updateCell
+	t.CreateHeader = func() fyne.CanvasObject {
+		return widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	}
+	t.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) { o.(*widget.Label).SetText(colTitles[id.Col]) }
+	t.ExtendBaseWidget(t)
+	for c, w := range colWidths {
+		t.SetColumnWidth(c, w)
+	}
+	return t
+}
+
+// Update shows s's routines; call it on the UI goroutine.
+func (t *RoutinesTable) Update(s State) {
+	t.rows, t.state = s.Routines, s
+	t.Refresh()
+}
+
+func (t *RoutinesTable) createCell() fyne.CanvasObject {
+	c := &routineCell{text: widget.NewLabel(""), icon: widget.NewIcon(nil), last: widget.NewLabel("")}
+	c.text.Truncation = fyne.TextTruncateEllipsis
+	c.lastC = container.NewHBox(c.icon, c.last)
+	c.run = widget.NewButtonWithIcon("Run now", theme.MediaPlayIcon(), nil)
+	c.pause = widget.NewButtonWithIcon("Pause", theme.MediaPauseIcon(), nil)
+	c.button = container.NewHBox(c.run, c.pause)
+	c.box = container.NewStack(c.text, c.lastC, c.button)
+	c.ExtendBaseWidget(c)
+	return c
+}
+
+// CreateRenderer draws the cell's stack.
+func (c *routineCell) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(c.box) }
+
+func (t *RoutinesTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
+	c := o.(*routineCell)
+	if id.Row >= len(t.rows) {
+		return
+	}
+	r, now := t.rows[id.Row], t.state.Now
+	c.text.Hide()
+	c.lastC.Hide()
+	c.button.Hide()
+	switch id.Col {
+	case colName:
+		c.text.SetText(r.Name)
+		c.text.Show()
+	case colSchedule:
+		c.text.SetText(r.Schedule)
+		c.text.Show()
+	case colNext:
+		c.text.SetText(NextText(r, now))
+		c.text.Show()
+	case colLast:
+		c.icon.SetResource(OutcomeIcon(r.Last))
+		c.last.SetText(LastText(r, now))
+		c.lastC.Show()
+	case colStatus:
+		c.text.SetText(RoutineStatus(r, now))
+		c.text.Show()
+	case colActions:
+		t.bindButtons(c, r)
+		c.button.Show()
+	}
+}
+
+func (t *RoutinesTable) bindButtons(c *routineCell, r scheduler.RoutineState) {
+	name, paused := r.Name, r.Paused
+	c.run.OnTapped = func() { t.report(t.actions.RunNow(name)) }
+	if paused {
+		c.pause.SetText("Resume")
+		c.pause.SetIcon(theme.MediaPlayIcon())
+	} else {
+		c.pause.SetText("Pause")
+		c.pause.SetIcon(theme.MediaPauseIcon())
+	}
+	c.pause.OnTapped = func() { t.report(t.actions.SetPaused(name, !paused)) }
+	if r.Disabled != "" {
+		c.run.Disable()
+		c.pause.Disable()
+	} else {
+		c.run.Enable()
+		c.pause.Enable()
+	}
+}
+
+func (t *RoutinesTable) report(err error) {
+	if err != nil && t.onError != nil {
+		t.onError(err)
+	}
+}
+
+// OutcomeIcon is the icon beside a last run: none before the first run.
+func OutcomeIcon(r *scheduler.Run) fyne.Resource {
+	if r == nil {
+		return nil
+	}
+	switch {
+	case failed(r.Outcome):
+		return theme.ErrorIcon()
+	case r.Outcome == scheduler.OutcomeRunning:
+		return theme.MediaPlayIcon()
+	case r.Outcome == scheduler.OutcomeSkipped || r.Outcome == scheduler.OutcomeMissed:
+		return theme.WarningIcon()
+	}
+	return theme.ConfirmIcon()
+}

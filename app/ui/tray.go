@@ -1,0 +1,164 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"fyne.io/fyne/v2"
+)
+
+// Tray menu labels the GUI test looks items up by.
+const (
+	LabelOpen       = "Open Routinely"
+	LabelRunNow     = "Run now"
+	LabelPauseAll   = "Pause all"
+	LabelResumeAll  = "Resume all"
+	LabelDeny       = "Deny"
+	LabelTakeBack   = "Take back"
+	LabelAutoStart  = "Start at login"
+	LabelQuit       = "Quit"
+	approvePrefix   = "Approve takeover by "
+	noRoutinesLabel = "(no routines)"
+)
+
+// TrayMenu is the tray's menu model. It keeps one *fyne.Menu and its items for the app's
+// lifetime and changes them in place; Refresh is called only when something visible changed, so
+// a once-a-second state update does not rebuild the D-Bus menu every second.
+type TrayMenu struct {
+	Menu     *fyne.Menu
+	status   *fyne.MenuItem
+	open     *fyne.MenuItem
+	runNow   *fyne.MenuItem
+	pause    *fyne.MenuItem
+	resume   *fyne.MenuItem
+	approve  *fyne.MenuItem
+	deny     *fyne.MenuItem
+	takeBack *fyne.MenuItem
+	auto     *fyne.MenuItem
+	quit     *fyne.MenuItem
+	actions  Actions
+	onError  func(error)
+	pending  string // request id the approve/deny items answer
+	shown    string // signature of what the menu showed at the last Refresh
+}
+
+// NewTrayMenu builds the menu; onError (may be nil) shows a failed action.
+func NewTrayMenu(a Actions, onError func(error)) *TrayMenu {
+	t := &TrayMenu{actions: a, onError: onError}
+	t.status = &fyne.MenuItem{Label: "Starting…", Disabled: true}
+	t.open = fyne.NewMenuItem(LabelOpen, a.ShowWindow)
+	t.runNow = fyne.NewMenuItem(LabelRunNow, nil)
+	t.runNow.ChildMenu = fyne.NewMenu("")
+	t.pause = fyne.NewMenuItem(LabelPauseAll, func() { t.report(a.SetPaused("", true)) })
+	t.resume = fyne.NewMenuItem(LabelResumeAll, func() { t.report(a.SetPaused("", false)) })
+	t.approve = fyne.NewMenuItem(approvePrefix, func() { t.decide(true) })
+	t.deny = fyne.NewMenuItem(LabelDeny, func() { t.decide(false) })
+	t.takeBack = fyne.NewMenuItem(LabelTakeBack, a.TakeBack)
+	t.auto = fyne.NewMenuItem(LabelAutoStart, nil)
+	t.auto.Action = func() { t.report(a.SetStartAtLogin(!t.auto.Checked)) }
+	t.quit = fyne.NewMenuItem(LabelQuit, a.Quit)
+	t.quit.IsQuit = true
+	t.Menu = fyne.NewMenu("Routinely")
+	t.Update(State{})
+	return t
+}
+
+// Update changes the menu in place to show s and refreshes the tray if anything visible
+// changed. It reports whether it refreshed. Call it on the UI goroutine.
+func (t *TrayMenu) Update(s State) bool {
+	t.status.Label = OwnerLine(s)
+	t.auto.Checked = s.AutoStart
+	t.pause.Disabled = len(s.Routines) == 0
+	t.resume.Disabled = len(s.Routines) == 0
+	t.updateRunNow(s)
+	items := []*fyne.MenuItem{t.status, fyne.NewMenuItemSeparator(), t.open, t.runNow, t.pause, t.resume}
+	t.pending = ""
+	if s.Pending != nil {
+		t.pending = s.Pending.ID
+		t.approve.Label = approvePrefix + RequesterText(s.Pending.Requester)
+		items = append(items, fyne.NewMenuItemSeparator(), t.approve, t.deny)
+	}
+	if s.Mode == ModeStandby && s.Owner.Held {
+		items = append(items, fyne.NewMenuItemSeparator(), t.takeBack)
+	}
+	items = append(items, fyne.NewMenuItemSeparator(), t.auto, fyne.NewMenuItemSeparator(), t.quit)
+	t.Menu.Items = items
+	sig := signature(t.Menu)
+	if sig == t.shown {
+		return false
+	}
+	t.shown = sig
+	if fyne.CurrentApp() != nil {
+		t.Menu.Refresh()
+	}
+	return true
+}
+
+// Labels lists the menu's visible labels (separators as "---"), for tests and logs.
+func (t *TrayMenu) Labels() []string {
+	var out []string
+	for _, it := range t.Menu.Items {
+		if it.IsSeparator {
+			out = append(out, "---")
+			continue
+		}
+		out = append(out, it.Label)
+	}
+	return out
+}
+
+// Item returns the top-level item whose label starts with prefix (nil if none), for tests.
+func (t *TrayMenu) Item(prefix string) *fyne.MenuItem {
+	for _, it := range t.Menu.Items {
+		if !it.IsSeparator && strings.HasPrefix(it.Label, prefix) {
+			return it
+		}
+	}
+	return nil
+}
+
+func (t *TrayMenu) updateRunNow(s State) {
+	var items []*fyne.MenuItem
+	for _, r := range s.Routines {
+		name := r.Name
+		it := fyne.NewMenuItem(name, func() { t.report(t.actions.RunNow(name)) })
+		it.Disabled = r.Disabled != ""
+		items = append(items, it)
+	}
+	if len(items) == 0 {
+		items = []*fyne.MenuItem{{Label: noRoutinesLabel, Disabled: true}}
+	}
+	t.runNow.ChildMenu.Items = items
+}
+
+func (t *TrayMenu) decide(approve bool) {
+	if id := t.pending; id != "" {
+		go func() {
+			if err := t.actions.Decide(id, approve); err != nil && t.onError != nil {
+				fyne.Do(func() { t.onError(fmt.Errorf("answer takeover request: %w", err)) })
+			}
+		}()
+	}
+}
+
+func (t *TrayMenu) report(err error) {
+	if err != nil && t.onError != nil {
+		t.onError(err)
+	}
+}
+
+// signature prints what a tray shows of m, to tell whether a refresh is needed.
+func signature(m *fyne.Menu) string {
+	var b strings.Builder
+	var walk func(*fyne.Menu, int)
+	walk = func(m *fyne.Menu, depth int) {
+		for _, it := range m.Items {
+			fmt.Fprintf(&b, "%d|%s|%t|%t|%t\n", depth, it.Label, it.IsSeparator, it.Disabled, it.Checked)
+			if it.ChildMenu != nil {
+				walk(it.ChildMenu, depth+1)
+			}
+		}
+	}
+	walk(m, 0)
+	return b.String()
+}

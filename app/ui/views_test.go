@@ -1,0 +1,255 @@
+package ui
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/routinely/routinely/ownership"
+	"github.com/routinely/routinely/scheduler"
+)
+
+// buttons returns the rendered buttons labelled text, in layout order.
+func buttons(o fyne.CanvasObject, text string) []*widget.Button {
+	var out []*widget.Button
+	var walk func(fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		if !o.Visible() {
+			return
+		}
+		if b, ok := o.(*widget.Button); ok && b.Text == text {
+			out = append(out, b)
+		}
+		switch x := o.(type) {
+		case *fyne.Container:
+			for _, c := range x.Objects {
+				walk(c)
+			}
+		case fyne.Widget:
+			for _, c := range test.WidgetRenderer(x).Objects() {
+				walk(c)
+			}
+		}
+	}
+	walk(o)
+	return out
+}
+
+func TestRoutinesTableMarkupAndButtons(t *testing.T) {
+	test.NewTempApp(t)
+	rec := &recorder{}
+	tbl := NewRoutinesTable(rec, nil)
+	tbl.Update(standbyState())
+	assertMarkup(t, "routines_table.xml", tbl, fyne.NewSize(960, 200))
+
+	runs := buttons(tbl, "Run now")
+	if len(runs) != 3 {
+		t.Fatalf("%d Run now buttons, want one per routine", len(runs))
+	}
+	test.Tap(runs[1])
+	resume := buttons(tbl, "Resume")
+	if len(resume) != 1 {
+		t.Fatalf("%d Resume buttons, want 1 (heartbeat is paused)", len(resume))
+	}
+	test.Tap(resume[0])
+	test.Tap(buttons(tbl, "Pause")[0])
+	want := []string{"run page-watch", "resume heartbeat", "pause morning-briefing"}
+	if got := rec.Calls(); !slices.Equal(got, want) {
+		t.Errorf("actions = %q, want %q", got, want)
+	}
+}
+
+func TestRoutineStatus(t *testing.T) {
+	rs := fixtureRoutines()
+	late := scheduler.RoutineState{Name: "late", Next: at(9, 29, 0)}
+	running := scheduler.RoutineState{Name: "r", Running: true, Next: at(9, 0, 0)}
+	invalid := scheduler.RoutineState{Name: "bad", Disabled: "routines.toml:3:1: no schedule"}
+	for _, c := range []struct {
+		r    scheduler.RoutineState
+		want string
+	}{{rs[0], StatusIdle}, {rs[1], StatusFailing}, {rs[2], StatusPaused}, {late, StatusLate}, {running, StatusRunning}, {invalid, StatusInvalid}} {
+		if got := RoutineStatus(c.r, fixtureNow); got != c.want {
+			t.Errorf("%s: status %q, want %q", c.r.Name, got, c.want)
+		}
+	}
+}
+
+func TestOwnerPanelStandbyMarkup(t *testing.T) {
+	test.NewTempApp(t)
+	rec := &recorder{}
+	p := NewOwnerPanel(rec.TakeBack)
+	p.Update(standbyState())
+	assertMarkup(t, "owner_panel_standby.xml", p, fyne.NewSize(760, 220))
+	if got := p.values["Last job tick"].Text; !strings.Contains(got, "09:29:30") || !strings.Contains(got, "heartbeat done") {
+		t.Errorf("last job tick = %q, want the tick time and the job", got)
+	}
+	test.Tap(p.takeBack)
+	if got := rec.Calls(); !slices.Equal(got, []string{"take back"}) {
+		t.Errorf("Take back sent %q", got)
+	}
+}
+
+func TestOwnerPanelOwning(t *testing.T) {
+	test.NewTempApp(t)
+	s := standbyState()
+	s.Mode = ModeOwning
+	self := *daemonRecord()
+	self.Role, self.PID, self.Epoch = ownership.RoleDesktop, 777, 13
+	s.Self = &self
+	p := NewOwnerPanel(func() {})
+	p.Update(s)
+	if p.values["Owner"].Text != "this app" || p.values["PID"].Text != "777" || p.values["Epoch"].Text != "13" {
+		t.Errorf("owning panel shows owner %q pid %q epoch %q", p.values["Owner"].Text, p.values["PID"].Text, p.values["Epoch"].Text)
+	}
+	if p.takeBack.Visible() {
+		t.Error("Take back offered while this app owns")
+	}
+}
+
+func TestWedgeBannerMarkup(t *testing.T) {
+	test.NewTempApp(t)
+	b := NewWedgeBanner()
+	s := standbyState()
+	b.Update(s)
+	if b.Visible() {
+		t.Fatal("banner shown for a healthy owner")
+	}
+	s.Owner.Diagnoses = []ownership.Diagnosis{{Kind: ownership.DiagNotHeartbeating,
+		Message: "owner daemon pid 4242 is alive but has not heartbeaten for 41s", Since: *at(9, 29, 19)}}
+	b.Update(s)
+	if !b.Visible() {
+		t.Fatal("banner hidden for a not-heartbeating owner")
+	}
+	assertMarkup(t, "wedge_banner.xml", b, fyne.NewSize(700, 90))
+	s.Owner.Diagnoses = nil
+	b.Update(s)
+	if b.Visible() {
+		t.Error("banner stayed after the diagnosis cleared")
+	}
+}
+
+func TestWedgeNotificationOncePerEpisode(t *testing.T) {
+	a := test.NewTempApp(t)
+	p := NewPresenter(a, a.NewWindow("Routinely"), &recorder{})
+	s := standbyState()
+	s.Routines = s.Routines[:1] // no failing routine: the warning look is the wedge's alone
+	d := ownership.Diagnosis{Kind: ownership.DiagStalled, Message: "routines are overdue by 3m"}
+	s.Owner.Diagnoses = []ownership.Diagnosis{d}
+	test.AssertNotificationSent(t, DiagnosisNotification(d), func() { p.Apply(s) })
+	s.Now = s.Now.Add(time.Second)
+	test.AssertNotificationSent(t, nil, func() { p.Apply(s) }) // same episode: no second one
+	if p.Look != LookWarning {
+		t.Errorf("look = %s during a wedge, want warning", p.Look)
+	}
+	s.Owner.Diagnoses = nil
+	p.Apply(s)
+	if p.Look != LookStandby {
+		t.Errorf("look = %s after recovery, want standby", p.Look)
+	}
+}
+
+func TestTrayMenuInPlace(t *testing.T) {
+	test.NewTempApp(t)
+	rec := &recorder{}
+	m := NewTrayMenu(rec, nil)
+	menu := m.Menu
+	s := standbyState()
+	if !m.Update(s) {
+		t.Fatal("first state did not refresh the menu")
+	}
+	want := []string{"Owner: daemon pid 4242 on laptop", "---", LabelOpen, LabelRunNow, LabelPauseAll, LabelResumeAll,
+		"---", LabelTakeBack, "---", LabelAutoStart, "---", LabelQuit}
+	if got := m.Labels(); !slices.Equal(got, want) {
+		t.Errorf("standby menu:\n got %q\nwant %q", got, want)
+	}
+	if !m.Item("Owner:").Disabled {
+		t.Error("status line is clickable")
+	}
+	s.Now = s.Now.Add(time.Second)
+	if m.Update(s) {
+		t.Error("a state with nothing new for the tray refreshed the menu")
+	}
+	req := fixtureRequest()
+	s.Mode, s.Pending, s.AutoStart = ModeOwning, &req, true
+	if !m.Update(s) {
+		t.Fatal("a pending request did not refresh the menu")
+	}
+	if m.Menu != menu {
+		t.Error("the menu was replaced instead of updated in place")
+	}
+	if got := m.Item(approvePrefix); got == nil || got.Label != "Approve takeover by daemon (pid 4242)" {
+		t.Errorf("approve item = %v; menu %q", got, m.Labels())
+	}
+	if m.Item("Owner:").Label != "Owner: this app · 3 routines" || !m.Item(LabelAutoStart).Checked {
+		t.Errorf("owning menu: %q, start at login checked %t", m.Labels(), m.Item(LabelAutoStart).Checked)
+	}
+	sub := m.Item(LabelRunNow).ChildMenu.Items
+	if len(sub) != 3 || sub[1].Label != "page-watch" {
+		t.Fatalf("Run now submenu = %v", sub)
+	}
+	sub[1].Action()
+	m.Item(LabelPauseAll).Action()
+	m.Item(LabelQuit).Action()
+	if got := rec.Calls(); !slices.Equal(got, []string{"run page-watch", "pause ", "quit"}) {
+		t.Errorf("tray actions = %q", got)
+	}
+}
+
+func TestSettingsView(t *testing.T) {
+	test.NewTempApp(t)
+	rec := &recorder{}
+	v := NewSettingsView(rec, nil)
+	s := standbyState()
+	s.ConfigErr = "routines.toml:4:9: expected '=' after a key"
+	s.Problems = []scheduler.Problem{{File: "routines.toml", Line: 12, Col: 3, Routine: "x", Message: "unknown action \"rnu\""}}
+	v.Update(s)
+	if len(rec.Calls()) != 0 {
+		t.Fatalf("showing the state fired actions: %q", rec.Calls())
+	}
+	for _, want := range []string{"routines.toml:4:9: expected", "routines.toml:12:3: unknown action"} {
+		if !strings.Contains(v.problems.Text, want) {
+			t.Errorf("problems %q lack %q", v.problems.Text, want)
+		}
+	}
+	if v.policy.Selected != "Ask me" {
+		t.Errorf("policy shows %q", v.policy.Selected)
+	}
+	v.policy.SetSelected("Always deny")
+	if got := rec.Calls(); !slices.Equal(got, []string{"policy deny"}) {
+		t.Errorf("choosing a policy sent %q", got)
+	}
+}
+
+func TestHistoryViewShowsRunsAndOutput(t *testing.T) {
+	test.NewTempApp(t)
+	rec := &recorder{}
+	h := NewHistoryView(rec)
+	h.background = func(f func()) { f() } // the test app's fyne.Do is not serialised with the test
+	h.SetRoutines([]string{"morning-briefing", "page-watch"})
+	h.Load("page-watch")
+	eventually(t, func() bool { return h.list.Length() == 1 })
+	row := RunText(h.runs[0])
+	for _, want := range []string{"slot 09:00:00", "started 09:00:00", "took 1s", "failed"} {
+		if !strings.Contains(row, want) {
+			t.Errorf("history row %q lacks %q", row, want)
+		}
+	}
+	h.list.Select(0)
+	eventually(t, func() bool { return strings.Contains(h.output.Text, "+ new headline (run 8)") })
+}
+
+// eventually waits for cond, which goroutines behind fyne.Do make true shortly.
+func eventually(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 5 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

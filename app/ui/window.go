@@ -1,0 +1,72 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+)
+
+// MainView is the window's content: the wedge banner and owner panel above tabs for the
+// routines, their history and the settings.
+type MainView struct {
+	Banner   *WedgeBanner
+	Owner    *OwnerPanel
+	Routines *RoutinesTable
+	History  *HistoryView
+	Settings *SettingsView
+	Error    *widget.Label
+	Content  fyne.CanvasObject
+}
+
+// NewMainView builds the window content.
+func NewMainView(a Actions) *MainView {
+	v := &MainView{Error: widget.NewLabel("")}
+	v.Error.Wrapping = fyne.TextWrapWord
+	v.Error.Importance = widget.DangerImportance
+	v.Error.Hide()
+	v.Banner = NewWedgeBanner()
+	v.Owner = NewOwnerPanel(a.TakeBack)
+	v.Routines = NewRoutinesTable(a, v.ShowError)
+	v.History = NewHistoryView(a)
+	v.Settings = NewSettingsView(a, v.ShowError)
+	history := container.NewTabItem("History", v.History)
+	tabs := container.NewAppTabs(
+		container.NewTabItem("Routines", v.Routines),
+		history,
+		container.NewTabItem("Settings", container.NewVScroll(v.Settings)),
+	)
+	// Selecting a routine's row opens its history.
+	v.Routines.OnSelected = func(id widget.TableCellID) {
+		v.Routines.UnselectAll()
+		if id.Row >= 0 && id.Row < len(v.Routines.rows) && id.Col != colActions {
+			v.History.Load(v.Routines.rows[id.Row].Name)
+			tabs.Select(history)
+		}
+	}
+	top := container.NewVBox(v.Banner, widget.NewCard("", "", v.Owner), v.Error)
+	v.Content = container.NewBorder(top, nil, nil, nil, tabs)
+	return v
+}
+
+// Update shows s everywhere in the window; call it on the UI goroutine.
+func (v *MainView) Update(s State) {
+	v.Banner.Update(s)
+	v.Owner.Update(s)
+	v.Routines.Update(s)
+	v.Settings.Update(s)
+	names := make([]string, 0, len(s.Routines))
+	for _, r := range s.Routines {
+		names = append(names, r.Name)
+	}
+	v.History.SetRoutines(names)
+}
+
+// ShowError shows a failed action under the owner panel until the next one.
+func (v *MainView) ShowError(err error) {
+	if err == nil {
+		v.Error.Hide()
+		return
+	}
+	v.Error.SetText(err.Error())
+	v.Error.Show()
+}

@@ -1,0 +1,64 @@
+//go:build unix
+
+package e2e
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"testing"
+)
+
+// The shipped examples validate.
+func TestValidateExamples(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	examples := filepath.Join(filepath.Dir(file), "..", "..", "examples", "routines.toml")
+	stdout, stderr, code := run(t, t.TempDir(), "validate", "--json", examples)
+	if code != 0 {
+		t.Fatalf("validate examples: exit %d\n%s%s", code, stdout, stderr)
+	}
+	var v struct {
+		OK       bool     `json:"ok"`
+		Routines []string `json:"routines"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil || !v.OK || len(v.Routines) < 4 {
+		t.Fatalf("validate --json = %s (%v), want ok with the 4 example routines", stdout, err)
+	}
+}
+
+// A file that does not parse, and a routine that is invalid, exit 78 naming file:line:col.
+func TestValidateBrokenFileNamesLineAndColumn(t *testing.T) {
+	cases := map[string]struct {
+		config string
+		want   string // regexp on stderr
+	}{
+		"syntax": {
+			config: "[[routine]]\nname = \"a\"\nevery = \"1m\nnotify = { title = \"x\" }\n",
+			want:   `routines\.toml:3:\d+:`,
+		},
+		"invalid routine": {
+			config: "[[routine]]\nname = \"ok\"\nevery = \"1m\"\nnotify = { title = \"x\" }\n\n[[routine]]\nname = \"bad\"\nevery = \"soon\"\nnotify = { title = \"x\" }\n",
+			want:   `routines\.toml:8:\d+: .*bad.*every`,
+		},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			home := newHome(t, c.config)
+			_, stderr, code := run(t, home, "validate")
+			if code != 78 {
+				t.Fatalf("exit %d, want 78; stderr:\n%s", code, stderr)
+			}
+			if !regexp.MustCompile(c.want).MatchString(stderr) {
+				t.Fatalf("stderr does not match %s:\n%s", c.want, stderr)
+			}
+			// The daemon refuses a file that does not parse with the same code and position.
+			if name == "syntax" {
+				_, stderr, code := run(t, home, "daemon")
+				if code != 78 || !regexp.MustCompile(c.want).MatchString(stderr) {
+					t.Fatalf("daemon on a broken file: exit %d, stderr:\n%s", code, stderr)
+				}
+			}
+		})
+	}
+}

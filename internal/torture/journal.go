@@ -1,0 +1,52 @@
+//go:build linux
+
+package torture
+
+// Every assumption about journal.db's schema (scheduler/journal_schema.go) lives in this file.
+
+import (
+	"database/sql"
+	"fmt"
+	"time"
+
+	_ "modernc.org/sqlite" // the journal's own driver (pure Go)
+)
+
+// JournalRun is one row of the runs table as the checks see it.
+type JournalRun struct {
+	Routine string
+	Slot    time.Time
+	Epoch   uint64
+	Outcome string
+	Trigger string
+	Started time.Time // zero when the run never started (skipped, missed)
+}
+
+// ReadJournal opens path read-only and returns every scheduled run (manual runs have no slot).
+func ReadJournal(path string) ([]JournalRun, error) {
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(5000)")
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	var runs []JournalRun
+	rows, err := db.Query(`SELECT routine, slot, epoch, outcome, trigger, started FROM runs WHERE trigger != 'manual'`)
+	if err != nil {
+		return nil, fmt.Errorf("read runs: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r JournalRun
+		var slot int64
+		var started sql.NullInt64
+		if err := rows.Scan(&r.Routine, &slot, &r.Epoch, &r.Outcome, &r.Trigger, &started); err != nil {
+			return nil, err
+		}
+		r.Slot = time.Unix(0, slot)
+		if started.Valid {
+			r.Started = time.Unix(0, started.Int64)
+		}
+		runs = append(runs, r)
+	}
+	return runs, rows.Err()
+}

@@ -1,0 +1,203 @@
+package ownership
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// waitPoll is how often a standby tries the guard. The kernel gives no portable wake-up when a
+// lock is dropped, so a short poll bounds crash recovery (goal: p99 ≤ 60 ms); one attempt is an
+// open, a non-blocking flock and a close (microseconds).
+const waitPoll = 20 * time.Millisecond
+
+// heldHere lists the state directories this process owns. flock(2) locks belong to open file
+// descriptions, so a second Acquire in the same process would otherwise see a foreign holder.
+var (
+	heldMu   sync.Mutex
+	heldHere = map[string]bool{}
+)
+
+// Acquire tries once to take the guard of opts.Dir. It returns a Handle that owns (epoch stored,
+// heartbeat running, owner.json written moments later), or an error: *OwnedError (errors.Is
+// ErrOwned) naming the holder when another process holds the guard, ErrHeldInProcess when this
+// process already owns, ErrUnsafeDir for an unsafe directory, ctx.Err() when ctx has ended, or an
+// I/O error (wrapped) when the directory cannot be used.
+func Acquire(ctx context.Context, opts Options) (*Handle, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	opts, err := normalize(opts)
+	if err != nil {
+		return nil, err
+	}
+	w := newDirWatcher(opts.Dir, opts.Logger)
+	h, err := tryAcquire(opts, w)
+	if h != nil {
+		return h, nil
+	}
+	w.close()
+	if err != nil {
+		return nil, err
+	}
+	return nil, ownedError(opts.Dir)
+}
+
+// Wait stands by until this process owns opts.Dir (trying the guard every 20 ms), or ctx ends
+// (ctx.Err()). Other errors as for Acquire, except ErrOwned.
+func Wait(ctx context.Context, opts Options) (*Handle, error) {
+	opts, err := normalize(opts)
+	if err != nil {
+		return nil, err
+	}
+	w := newDirWatcher(opts.Dir, opts.Logger)
+	t := time.NewTicker(waitPoll)
+	defer t.Stop()
+	for {
+		if err := ctx.Err(); err != nil {
+			w.close()
+			return nil, err
+		}
+		h, err := tryAcquire(opts, w)
+		if h != nil {
+			return h, nil
+		}
+		if err != nil {
+			w.close()
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+	}
+}
+
+// normalize fills defaults and checks the directory (ErrUnsafeDir).
+func normalize(o Options) (Options, error) {
+	if o.Dir == "" {
+		return o, fmt.Errorf("%w: no state directory given (resolve it with StateDir)", ErrUnsafeDir)
+	}
+	dir, err := filepath.EvalSymlinks(o.Dir)
+	if err != nil {
+		return o, fmt.Errorf("state directory %s: %w", o.Dir, err)
+	}
+	if err := checkDirSafe(dir); err != nil {
+		return o, err
+	}
+	o.Dir = dir
+	self() // learn this process's identity now, not on a standby's crash-recovery path
+	if o.HeartbeatInterval <= 0 {
+		o.HeartbeatInterval = DefaultHeartbeat
+	}
+	if o.Policy == "" {
+		o.Policy = PolicyAllow
+	}
+	if o.Role == "" {
+		o.Role = RoleDaemon
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o, nil
+}
+
+// tryAcquire makes one attempt: (handle, nil) when this process now owns, (nil, nil) when the
+// guard is held elsewhere, or an error. On success the handle takes over w (the owner's file
+// watch); otherwise the caller keeps it.
+//
+// w must be created before the guard descriptor is opened. When a process dies, the kernel runs
+// the final close of its files in reverse order, and closing an inotify instance waits for an RCU
+// grace period (~20 ms): a watch opened after the guard would hold the lock that long after a
+// SIGKILL and double crash-recovery time.
+func tryAcquire(o Options, w *dirWatcher) (*Handle, error) {
+	heldMu.Lock()
+	defer heldMu.Unlock()
+	if heldHere[o.Dir] {
+		return nil, fmt.Errorf("%w (%s)", ErrHeldInProcess, o.Dir)
+	}
+	g, err := tryGuard(o.Dir)
+	if err != nil || g == nil {
+		return nil, err
+	}
+	h, err := start(o, g, w)
+	if err != nil {
+		_ = g.release()
+		return nil, err
+	}
+	heldHere[o.Dir] = true
+	return h, nil
+}
+
+// start turns a freshly locked guard into an owner (DESIGN.md §3 "Acquire"): the durable epoch
+// first, then the record (so a challenger can address this owner as soon as Acquire returns),
+// then the heartbeat loop, whose first act is making the record durable. The fsyncs of the record
+// stay off the caller's path to keep crash recovery fast: the guard, not the record, decides.
+func start(o Options, g *guard, w *dirWatcher) (*Handle, error) {
+	prev, _ := readRecord(o.Dir) // torn or missing: the epoch file and the journal still bound it
+	var floor uint64
+	if o.EpochFloor != nil {
+		f, err := o.EpochFloor()
+		if err != nil {
+			return nil, fmt.Errorf("read highest journal epoch: %w", err)
+		}
+		floor = f
+	}
+	epoch, err := nextEpoch(o.Dir, prev, floor, o.Logger)
+	if err != nil {
+		return nil, err
+	}
+	removeStaleTemps(o.Dir)
+	id, host := self()
+	now := time.Now()
+	h := &Handle{
+		dir: o.Dir, opts: o, log: o.Logger.With("component", "ownership"), g: g,
+		token: uuid.NewString(), epoch: epoch, interval: o.HeartbeatInterval,
+		admitting: true,
+		idle:      make(chan struct{}),
+		answered:  map[string]bool{},
+		events:    make(chan Event, eventBuffer),
+		lost:      make(chan struct{}),
+		wake:      make(chan struct{}, 1),
+		loopDone:  make(chan struct{}),
+	}
+	close(h.idle)
+	h.rec = Record{
+		Token: h.token, Epoch: epoch, PID: id.PID, PIDStartMS: id.StartMS, PIDStartTicks: id.StartTicks,
+		Host: host, UID: os.Getuid(), Role: o.Role, Version: o.Version, Command: os.Args,
+		AcquiredAt: now, HeartbeatAt: now, HeartbeatIntervalMS: o.HeartbeatInterval.Milliseconds(),
+		State: StateOwning,
+	}
+	h.writeRecord(false)
+	go h.loop(w)
+	return h, nil
+}
+
+// unregister forgets that this process owns dir.
+func unregister(dir string) {
+	heldMu.Lock()
+	defer heldMu.Unlock()
+	delete(heldHere, dir)
+}
+
+// ownedError describes the current holder for a refused attempt. The record names the holder
+// only when it is believable: its process is alive with the recorded start time, it has not
+// released, and (Linux) it is the process /proc/locks names. Otherwise Holder is nil ("unknown").
+func ownedError(dir string) error {
+	st, err := inspect(dir, time.Now())
+	if err != nil {
+		return &OwnedError{}
+	}
+	oe := &OwnedError{Status: st}
+	if r := st.Record; r != nil && st.Alive && r.State != StateReleased &&
+		(st.HolderPID == 0 || st.HolderPID == r.PID) {
+		oe.Holder = r
+	}
+	return oe
+}

@@ -1,0 +1,65 @@
+package ownership
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/gofrs/flock"
+)
+
+// guard is the exclusive OS lock on owner.lock (flock(2) / LockFileEx). The file is created once
+// and never read, written, truncated, renamed or deleted; only the lock on it matters, and the
+// kernel drops that lock when the holder dies. The descriptor is close-on-exec (Go's default), so
+// children never inherit it.
+type guard struct {
+	path string
+	fl   *flock.Flock
+	held fs.FileInfo // fstat of the locked descriptor at acquisition
+}
+
+// tryGuard makes one non-blocking attempt at the exclusive lock of dir/owner.lock. It returns
+// (guard, nil) on success, (nil, nil) when another open file description holds it, or an I/O
+// error (wrapped).
+func tryGuard(dir string) (*guard, error) {
+	path := filepath.Join(dir, lockName)
+	fl := flock.New(path, flock.SetPermissions(0o600))
+	ok, err := fl.TryLock()
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	if !ok {
+		return nil, nil
+	}
+	fi, err := fl.Stat() // fstat of the locked descriptor
+	if err != nil {
+		_ = fl.Unlock()
+		return nil, fmt.Errorf("stat %s: %w", path, err)
+	}
+	return &guard{path: path, fl: fl, held: fi}, nil
+}
+
+// intact checks that owner.lock on disk is still the file whose lock we hold: same device and
+// inode, and still linked. It returns ErrGuardReplaced (wrapped, with what was found) otherwise.
+func (g *guard) intact() error {
+	onDisk, err := os.Stat(g.path)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrGuardReplaced, g.path, err)
+	}
+	if !os.SameFile(g.held, onDisk) {
+		return fmt.Errorf("%w: %s is a different file now", ErrGuardReplaced, g.path)
+	}
+	if fi, err := g.fl.Stat(); err == nil && linkCount(fi) == 0 {
+		return fmt.Errorf("%w: %s was unlinked", ErrGuardReplaced, g.path)
+	}
+	return nil
+}
+
+// release unlocks and closes the guard.
+func (g *guard) release() error {
+	if err := g.fl.Unlock(); err != nil {
+		return fmt.Errorf("unlock %s: %w", g.path, err)
+	}
+	return nil
+}

@@ -1,0 +1,212 @@
+package ownership
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// eventBuffer bounds Handle.Events: when a consumer falls this far behind, further events are
+// dropped rather than blocking the heartbeat.
+const eventBuffer = 64
+
+// Handle is held by the owning process for as long as it owns. Its methods are safe for
+// concurrent use. One goroutine (the heartbeat loop, heartbeat.go) writes the owner record and
+// answers takeover requests; the methods below only change in-memory state and nudge it.
+type Handle struct {
+	dir      string
+	opts     Options
+	log      *slog.Logger
+	g        *guard
+	token    string
+	epoch    uint64
+	interval time.Duration
+
+	mu        sync.Mutex
+	rec       Record
+	admitting bool
+	inFlight  int
+	idle      chan struct{} // closed while inFlight == 0
+	// yieldFor is the approved takeover request being drained for ("" with releasing: Release).
+	yieldFor  *Request
+	releasing bool
+	pending   *Request        // valid request awaiting Decide (PolicyAsk)
+	decided   *Reply          // Decide's answer, for the loop to apply
+	answered  map[string]bool // request ids already denied
+	events    chan Event
+	closed    bool  // events closed and lost closed
+	lostErr   error // ErrReleased or ErrGuardReplaced once lost
+	lost      chan struct{}
+	wake      chan struct{}
+	loopDone  chan struct{}
+}
+
+// Epoch returns this owner's fencing epoch (strictly greater than every earlier owner's).
+func (h *Handle) Epoch() uint64 { return h.epoch }
+
+// Token returns this owner's random token (takeover requests are addressed to it).
+func (h *Handle) Token() string { return h.token }
+
+// Record returns a copy of the owner record as last written (or about to be written by the next
+// heartbeat).
+func (h *Handle) Record() Record {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.recordLocked()
+}
+
+// recordLocked returns a deep copy of the record (LastJob is shared with endRun). Callers hold h.mu.
+func (h *Handle) recordLocked() Record {
+	r := h.rec
+	if r.LastJob != nil {
+		j := *r.LastJob
+		r.LastJob = &j
+	}
+	return r
+}
+
+// Admitting reports whether new runs may start (false once yielding, released or guard lost).
+func (h *Handle) Admitting() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.admitting
+}
+
+// Err returns nil while this handle owns, then why it stopped: ErrReleased (Release or an
+// approved takeover) or ErrGuardReplaced (owner.lock was deleted or replaced; the caller should
+// go back to Wait to contend for the new guard).
+func (h *Handle) Err() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.lostErr
+}
+
+// BeginRun admits one run of routine for the scheduled time slot and counts it in flight until
+// done is called (done is idempotent). It returns ErrNotAdmitting when the owner is yielding,
+// released or has lost its guard. A yield or Release never completes while runs are in flight.
+func (h *Handle) BeginRun(routine string, slot time.Time) (done func(), err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.admitting {
+		return nil, ErrNotAdmitting
+	}
+	if h.inFlight == 0 {
+		h.idle = make(chan struct{})
+	}
+	h.inFlight++
+	h.rec.InFlight = h.inFlight
+	h.rec.LastJob = &JobInfo{Routine: routine, Slot: slot, Started: time.Now()}
+	job := h.rec.LastJob
+	var once sync.Once
+	return func() { once.Do(func() { h.endRun(job) }) }, nil
+}
+
+func (h *Handle) endRun(job *JobInfo) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	now := time.Now()
+	job.Finished = &now
+	h.inFlight--
+	h.rec.InFlight = h.inFlight
+	if h.inFlight == 0 {
+		close(h.idle)
+		h.nudge()
+	}
+}
+
+// NoteTick records scheduler progress: one slot handled (ran, skipped or recorded missed), and
+// the next slot due (zero: none). Observers use the counter to tell "stalled" from "idle".
+func (h *Handle) NoteTick(nextDue time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.rec.Progress++
+	h.rec.LastTickAt = time.Now()
+	h.rec.NextDueAt = nextDue
+}
+
+// Events delivers takeover, guard and write events; the channel is closed after the handle is
+// lost. Events are dropped, never queued without bound, when the reader falls 64 behind.
+func (h *Handle) Events() <-chan Event { return h.events }
+
+// Lost is closed when this handle no longer owns (released, yielded or guard replaced).
+func (h *Handle) Lost() <-chan struct{} { return h.lost }
+
+// Pending returns a copy of the takeover request awaiting a decision (PolicyAsk), or nil.
+func (h *Handle) Pending() *Request {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.pending == nil {
+		return nil
+	}
+	r := *h.pending
+	return &r
+}
+
+// Decide answers the pending takeover request requestID (PolicyAsk) on behalf of the user. It
+// returns ErrNoRequest when requestID is not the pending request (already answered, withdrawn or
+// expired). The answer is written and applied by the heartbeat loop within milliseconds.
+func (h *Handle) Decide(requestID string, approve bool) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.pending == nil || h.pending.ID != requestID || h.closed {
+		return ErrNoRequest
+	}
+	d := DecisionDenied
+	if approve {
+		d = DecisionApproved
+	}
+	h.decided = &Reply{RequestID: requestID, Decision: d, By: "user", At: time.Now()}
+	h.nudge()
+	return nil
+}
+
+// Release stops admitting runs, waits for in-flight runs (or ctx), writes state "released" and
+// unlocks the guard. If ctx ends while runs are in flight it keeps the guard, returns ctx.Err(),
+// and completes the release by itself once the last run ends (Lost closes then). Releasing a
+// handle that is already lost returns nil.
+func (h *Handle) Release(ctx context.Context) error {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil
+	}
+	h.admitting = false
+	if !h.releasing {
+		h.releasing = true
+		h.rec.State = StateYielding
+		h.rec.YieldingSince = time.Now()
+		h.emit(Event{Kind: EventYielding})
+	}
+	h.nudge()
+	h.mu.Unlock()
+	select {
+	case <-h.loopDone:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// emit delivers e without blocking. Callers hold h.mu.
+func (h *Handle) emit(e Event) {
+	if h.closed {
+		return
+	}
+	if e.At.IsZero() {
+		e.At = time.Now()
+	}
+	select {
+	case h.events <- e:
+	default:
+		h.log.Warn("ownership event dropped: nobody is reading Handle.Events", "kind", e.Kind)
+	}
+}
+
+// nudge wakes the heartbeat loop without blocking.
+func (h *Handle) nudge() {
+	select {
+	case h.wake <- struct{}{}:
+	default:
+	}
+}

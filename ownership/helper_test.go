@@ -1,0 +1,385 @@
+//go:build linux
+
+package ownership
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gofrs/flock"
+	"go.uber.org/goleak"
+)
+
+// The test binary re-executes itself as a helper process when envHelper names a mode, so every
+// contender is a real process with its own descriptors, signals and death.
+const (
+	envHelper   = "ROUTINELY_OWNERSHIP_HELPER"
+	envDir      = "ROUTINELY_TEST_DIR"
+	envPolicy   = "ROUTINELY_TEST_POLICY"
+	envInterval = "ROUTINELY_TEST_INTERVAL_MS"
+	envTimeout  = "ROUTINELY_TEST_TIMEOUT_MS"
+	envArgs     = "ROUTINELY_TEST_ARGS"
+)
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(envHelper); mode != "" {
+		os.Exit(runHelper(mode))
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// ---- helper side ----------------------------------------------------------------------------
+
+var outMu sync.Mutex
+
+// say prints one protocol line to the parent test.
+func say(format string, a ...any) {
+	outMu.Lock()
+	defer outMu.Unlock()
+	fmt.Fprintf(os.Stdout, format+"\n", a...)
+}
+
+func helperOptions() Options {
+	iv, _ := strconv.Atoi(os.Getenv(envInterval))
+	if iv == 0 {
+		iv = 100
+	}
+	return Options{
+		Dir: os.Getenv(envDir), Role: RoleDaemon, Version: "test",
+		HeartbeatInterval: time.Duration(iv) * time.Millisecond,
+		Policy:            Policy(os.Getenv(envPolicy)),
+	}
+}
+
+func runHelper(mode string) int {
+	switch mode {
+	case "contender":
+		return helperContender()
+	case "takeover":
+		return helperTakeover()
+	case "probe":
+		return helperProbe()
+	case "bareflock":
+		return helperBareFlock()
+	}
+	fmt.Fprintln(os.Stderr, "unknown helper mode", mode)
+	return 2
+}
+
+// helperContender obeys one command per stdin line and exits (releasing) when stdin closes.
+func helperContender() int {
+	opts := helperOptions()
+	var h *Handle
+	var done func()
+	var mu sync.Mutex
+	owned := func(nh *Handle, err error) {
+		if err != nil {
+			var oe *OwnedError
+			if errors.As(err, &oe) {
+				holder := 0
+				if oe.Holder != nil {
+					holder = oe.Holder.PID
+				}
+				say("refused %d %d", holder, oe.Status.HolderPID)
+				return
+			}
+			say("error %v", err)
+			return
+		}
+		mu.Lock()
+		h = nh
+		mu.Unlock()
+		say("owned %d %d %d %s", nh.Epoch(), os.Getpid(), time.Now().UnixNano(), nh.Token())
+		go func() {
+			for ev := range nh.Events() {
+				say("event %s", ev.Kind)
+			}
+			say("lost %v", nh.Err())
+		}()
+	}
+	if os.Getenv(envPolicy) == string(PolicyAsk) {
+		opts.OnRequest = func(r Request) { say("request %s", r.ID) }
+	}
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		mu.Lock()
+		cur := h
+		mu.Unlock()
+		switch f[0] {
+		case "acquire":
+			owned(Acquire(context.Background(), opts))
+		case "wait":
+			say("waiting")
+			go func() { owned(Wait(context.Background(), opts)) }()
+		case "beginrun":
+			d, err := cur.BeginRun("r", time.Now())
+			done = d
+			say("beginrun %v", err)
+		case "endrun":
+			done()
+			say("endrun")
+		case "admitting":
+			say("admitting %v", cur.Admitting())
+		case "decide":
+			say("decided %v", cur.Decide(f[1], f[2] == "approve"))
+		case "spawn":
+			bg, err := exec.Command("sh", "-c", "sleep 60 >/dev/null 2>&1 & echo $!").Output()
+			if err != nil {
+				say("error %v", err)
+				continue
+			}
+			fg := exec.Command("sleep", "60")
+			if err := fg.Start(); err != nil {
+				say("error %v", err)
+				continue
+			}
+			say("children %s %d", strings.TrimSpace(string(bg)), fg.Process.Pid)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if h != nil {
+		_ = h.Release(context.Background())
+	}
+	return 0
+}
+
+// helperTakeover runs Takeover and reports progress and the outcome, then holds until stdin closes.
+func helperTakeover() int {
+	opts := helperOptions()
+	ms, _ := strconv.Atoi(os.Getenv(envTimeout))
+	t := TakeoverOptions{
+		Timeout:  time.Duration(ms) * time.Millisecond,
+		Progress: func(p TakeoverProgress) { say("progress %s", p.Decision) },
+	}
+	h, err := Takeover(context.Background(), opts, t)
+	if err != nil {
+		say("error %v", err)
+		return 0
+	}
+	say("owned %d %d %d %s", h.Epoch(), os.Getpid(), time.Now().UnixNano(), h.Token())
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	_ = h.Release(context.Background())
+	return 0
+}
+
+// helperProbe reports what this process (possibly unprivileged) sees of another process.
+func helperProbe() int {
+	f := strings.Fields(os.Getenv(envArgs))
+	pid, _ := strconv.Atoi(f[0])
+	ms, _ := strconv.ParseInt(f[1], 10, 64)
+	ticks, _ := strconv.ParseUint(f[2], 10, 64)
+	err := syscall.Kill(pid, 0)
+	say("probe uid=%d alive=%v kill0=%v", os.Getuid(), sameProcess(procIdentity{PID: pid, StartMS: ms, StartTicks: ticks}), err)
+	return 0
+}
+
+// helperBareFlock is the benchmark baseline: a bare gofrs/flock TryLock poll loop, no protocol.
+func helperBareFlock() int {
+	fl := flock.New(filepath.Join(os.Getenv(envDir), lockName))
+	say("waiting")
+	for {
+		ok, err := fl.TryLock()
+		if err != nil {
+			say("error %v", err)
+			return 1
+		}
+		if ok {
+			say("owned 0 %d %d -", os.Getpid(), time.Now().UnixNano())
+			_, _ = io.Copy(io.Discard, os.Stdin)
+			return 0
+		}
+		time.Sleep(waitPoll)
+	}
+}
+
+// ---- test side ------------------------------------------------------------------------------
+
+// proc is a running helper process.
+type proc struct {
+	tb     testing.TB
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	lines  chan string
+	stderr *bytes.Buffer
+	seen   []string
+	exited chan struct{}
+}
+
+// lineWriter turns the helper's stdout into lines on a channel.
+type lineWriter struct {
+	buf []byte
+	ch  chan string
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		w.ch <- string(w.buf[:i])
+		w.buf = w.buf[i+1:]
+	}
+}
+
+// startHelper starts the test binary (or bin, when set) in mode with dir and extra env.
+func startHelper(tb testing.TB, mode, dir string, env ...string) *proc {
+	return startHelperAs(tb, "", nil, mode, dir, env...)
+}
+
+func startHelperAs(tb testing.TB, bin string, cred *syscall.Credential, mode, dir string, env ...string) *proc {
+	tb.Helper()
+	if bin == "" {
+		bin = os.Args[0]
+	}
+	cmd := exec.Command(bin, "-test.run=^$")
+	cmd.Env = append(os.Environ(), envHelper+"="+mode, envDir+"="+dir)
+	cmd.Env = append(cmd.Env, env...)
+	if cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	}
+	p := &proc{tb: tb, cmd: cmd, lines: make(chan string, 4096), stderr: &bytes.Buffer{}, exited: make(chan struct{})}
+	cmd.Stdout = &lineWriter{ch: p.lines}
+	cmd.Stderr = p.stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p.stdin = stdin
+	if err := cmd.Start(); err != nil {
+		tb.Fatalf("start helper: %v", err)
+	}
+	go func() { _ = cmd.Wait(); close(p.lines); close(p.exited) }()
+	tb.Cleanup(func() {
+		p.kill()
+		if tb.Failed() && p.stderr.Len() > 0 {
+			tb.Logf("helper %d stderr:\n%s", cmd.Process.Pid, p.stderr.String())
+		}
+	})
+	return p
+}
+
+func (p *proc) pid() int { return p.cmd.Process.Pid }
+
+// send writes one command line to the helper.
+func (p *proc) send(cmd string) {
+	p.tb.Helper()
+	if _, err := io.WriteString(p.stdin, cmd+"\n"); err != nil {
+		p.tb.Fatalf("send %q to helper %d: %v", cmd, p.pid(), err)
+	}
+}
+
+// expect returns the fields of the next line starting with prefix (alternatives separated by
+// "|"), remembering skipped lines.
+func (p *proc) expect(prefix string, timeout time.Duration) []string {
+	p.tb.Helper()
+	f, ok := p.next(prefix, timeout)
+	if !ok {
+		p.tb.Fatalf("helper %d: no %q line within %s; saw %q; stderr: %s", p.pid(), prefix, timeout, p.seen, p.stderr.String())
+	}
+	return f
+}
+
+// next is expect without failing.
+func (p *proc) next(prefix string, timeout time.Duration) ([]string, bool) {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		select {
+		case l, ok := <-p.lines:
+			if !ok {
+				return nil, false
+			}
+			p.seen = append(p.seen, l)
+			for _, pre := range strings.Split(prefix, "|") {
+				if strings.HasPrefix(l, pre) {
+					return strings.Fields(l), true
+				}
+			}
+		case <-deadline.C:
+			return nil, false
+		}
+	}
+}
+
+// kill SIGKILLs the helper and reaps it.
+func (p *proc) kill() {
+	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.exited
+}
+
+// stop closes stdin (the helper releases and exits) and waits.
+func (p *proc) stop() {
+	_ = p.stdin.Close()
+	select {
+	case <-p.exited:
+	case <-time.After(30 * time.Second):
+		p.kill()
+	}
+}
+
+// owned parses an "owned EPOCH PID NANOS TOKEN" line.
+func parseOwned(tb testing.TB, f []string) (epoch uint64, pid int, at time.Time, token string) {
+	tb.Helper()
+	if len(f) < 5 || f[0] != "owned" {
+		tb.Fatalf("not an owned line: %q", f)
+	}
+	epoch, _ = strconv.ParseUint(f[1], 10, 64)
+	pid, _ = strconv.Atoi(f[2])
+	ns, _ := strconv.ParseInt(f[3], 10, 64)
+	return epoch, pid, time.Unix(0, ns), f[4]
+}
+
+// testDir returns a fresh state directory prepared by StateDir.
+func testDir(tb testing.TB) string {
+	tb.Helper()
+	dir, err := StateDir(filepath.Join(tb.TempDir(), "state"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return dir
+}
+
+// eventually polls cond every 10 ms until it holds or timeout passes.
+func eventually(tb testing.TB, timeout time.Duration, what string, cond func() bool) {
+	tb.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			tb.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// acquireT acquires dir in this process and releases at cleanup.
+func acquireT(tb testing.TB, opts Options) *Handle {
+	tb.Helper()
+	h, err := Acquire(context.Background(), opts)
+	if err != nil {
+		tb.Fatalf("Acquire: %v", err)
+	}
+	tb.Cleanup(func() { _ = h.Release(context.Background()) })
+	return h
+}
+
+const long = 20 * time.Second // generous deadline for a loaded 2-core CI machine

@@ -1,0 +1,35 @@
+//go:build !linux
+
+package ownership
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/gofrs/flock"
+)
+
+// guardHolder reports whether dir/owner.lock is locked. Without /proc/locks the only way to ask
+// the kernel is a brief TryLock+Unlock on our own descriptor: if it succeeds nobody held the
+// guard at that instant (and a concurrent contender may see it busy for microseconds, then
+// retries on its next poll). The holder pid is unknown (0) on these systems.
+func guardHolder(dir string) (held bool, pid int, err error) {
+	path := filepath.Join(dir, lockName)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return false, 0, nil
+	}
+	// O_RDONLY without O_CREATE: an observer never creates the guard.
+	fl := flock.New(path, flock.SetFlag(os.O_RDONLY))
+	ok, err := fl.TryLock()
+	if err != nil {
+		return false, 0, fmt.Errorf("probe %s: %w", path, err)
+	}
+	if ok {
+		_ = fl.Unlock()
+		return false, 0, nil
+	}
+	return true, 0, nil
+}

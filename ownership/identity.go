@@ -1,0 +1,80 @@
+package ownership
+
+import (
+	"os"
+	"sync"
+
+	"github.com/shirou/gopsutil/v4/process"
+)
+
+// procIdentity names one process across pid reuse: pid plus its start time.
+type procIdentity struct {
+	PID        int
+	StartMS    int64  // create time, ms since the Unix epoch (gopsutil)
+	StartTicks uint64 // Linux: raw start ticks since boot; 0 elsewhere
+}
+
+// startTolerance absorbs the rounding of create times derived from boot time plus ticks
+// (gopsutil on Linux) where raw ticks are not available to compare.
+const startToleranceMS = 1500
+
+var (
+	selfOnce sync.Once
+	selfID   procIdentity
+	selfHost string
+)
+
+// self returns this process's identity and host name (computed once).
+func self() (procIdentity, string) {
+	selfOnce.Do(func() {
+		selfID, _ = identify(os.Getpid())
+		selfID.PID = os.Getpid()
+		selfHost, _ = os.Hostname()
+	})
+	return selfID, selfHost
+}
+
+// identify reads pid's start time. It returns an error when the process does not exist or its
+// start time cannot be read.
+func identify(pid int) (procIdentity, error) {
+	id := procIdentity{PID: pid}
+	p, err := process.NewProcess(int32(pid))
+	if err != nil {
+		return id, err
+	}
+	if id.StartMS, err = p.CreateTime(); err != nil {
+		return id, err
+	}
+	id.StartTicks, _ = startTicks(pid)
+	return id, nil
+}
+
+// sameProcess reports whether a running process is the one identified by want: same pid and
+// same start (exact raw ticks when both sides have them, else create times within a tolerance).
+// A process that exists but whose start time cannot be read (another user's, on some systems)
+// counts as alive: that is the EPERM rule of DESIGN.md §3.
+func sameProcess(want procIdentity) bool {
+	if want.PID <= 0 || !pidExists(want.PID) {
+		return false
+	}
+	if want.StartTicks != 0 {
+		if ticks, err := startTicks(want.PID); err == nil {
+			return ticks == want.StartTicks
+		}
+	}
+	got, err := identify(want.PID)
+	if err != nil {
+		return pidExists(want.PID)
+	}
+	d := got.StartMS - want.StartMS
+	return d <= startToleranceMS && d >= -startToleranceMS
+}
+
+// recordIdentity and requesterIdentity adapt the file formats.
+func recordIdentity(r *Record) procIdentity {
+	return procIdentity{PID: r.PID, StartMS: r.PIDStartMS, StartTicks: r.PIDStartTicks}
+}
+
+func requesterIdentity(r Requester) procIdentity {
+	return procIdentity{PID: r.PID, StartMS: r.PIDStartMS, StartTicks: r.PIDStartTicks}
+}

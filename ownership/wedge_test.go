@@ -1,0 +1,250 @@
+//go:build linux
+
+package ownership
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func hasDiag(st Status, k DiagnosisKind) bool {
+	for _, d := range st.Diagnoses {
+		if d.Kind == k {
+			return true
+		}
+	}
+	return false
+}
+
+// A SIGSTOPped owner (a sleeping laptop) keeps the routines: challengers are refused the whole
+// time, the observer says not-heartbeating, and after SIGCONT the owner carries on unharmed.
+func TestStoppedOwnerKeepsOwnership(t *testing.T) {
+	dir := testDir(t)
+	interval := 200 * time.Millisecond
+	owner := startHelper(t, "contender", dir, fmt.Sprintf("%s=%d", envInterval, interval.Milliseconds()))
+	owner.send("acquire")
+	epoch, _, _, token := parseOwned(t, owner.expect("owned", long))
+	obs := NewObserver(dir)
+	eventually(t, long, "healthy owner observed", func() bool {
+		st, err := obs.Observe()
+		return err == nil && st.Healthy() && st.Alive
+	})
+	if err := owner.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	stopped := time.Now()
+	var sawWedge bool
+	for time.Since(stopped) < 4*interval || !sawWedge {
+		if time.Since(stopped) > long {
+			t.Fatal("observer never reported not-heartbeating")
+		}
+		if _, err := Acquire(context.Background(), Options{Dir: dir}); !errors.Is(err, ErrOwned) {
+			t.Fatalf("challenger not refused while the owner is stopped: %v", err)
+		}
+		st, err := obs.Observe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hasDiag(st, DiagNotHeartbeating) {
+			sawWedge = true
+			if !st.Alive || st.HolderPID != owner.pid() {
+				t.Fatalf("stopped owner: %+v", st)
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := owner.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, long, "owner heartbeats again", func() bool {
+		st, err := obs.Observe()
+		return err == nil && st.Healthy()
+	})
+	r, _ := readRecord(dir)
+	if r.Epoch != epoch || r.Token != token || r.PID != owner.pid() || r.State != StateOwning {
+		t.Fatalf("after SIGCONT: %+v", r)
+	}
+	owner.send("admitting")
+	if f := owner.expect("admitting", long); f[1] != "true" {
+		t.Fatalf("owner not admitting after SIGCONT: %q", f)
+	}
+}
+
+// As root, an unprivileged process probing a root owner gets EPERM from kill(pid, 0) and must
+// still report it alive (DESIGN.md §3 "Liveness").
+func TestUnprivilegedProbeSeesRootOwnerAlive(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to start a uid 65534 helper (CI runs as root)")
+	}
+	// The test binary must be executable by nobody: copy it into a 0755 directory.
+	binDir, err := os.MkdirTemp("", "routinely-probe-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(binDir) })
+	if err := os.Chmod(binDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(binDir, "ownership.test")
+	copyFile(t, os.Args[0], bin)
+
+	me, err := identify(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := fmt.Sprintf("%s=%d %d %d", envArgs, me.PID, me.StartMS, me.StartTicks)
+	p := startHelperAs(t, bin, &syscall.Credential{Uid: 65534, Gid: 65534}, "probe", binDir, args)
+	f := strings.Join(p.expect("probe", long), " ")
+	if !strings.Contains(f, "uid=65534") || !strings.Contains(f, "kill0="+syscall.EPERM.Error()) {
+		t.Fatalf("probe did not run unprivileged or did not get EPERM: %s", f)
+	}
+	if !strings.Contains(f, "alive=true") {
+		t.Fatalf("EPERM not counted as alive: %s", f)
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	src, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		t.Fatal(err)
+	}
+	if err := dst.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Kill-wedged never touches an owner with a fresh heartbeat, and ends a SIGSTOPped one.
+func TestKillWedged(t *testing.T) {
+	defer func(g time.Duration) { killGrace = g }(killGrace)
+	killGrace = 2 * time.Second
+	opt := TakeoverOptions{Timeout: 1500 * time.Millisecond, KillWedged: true, WedgeThreshold: time.Second}
+
+	t.Run("healthy-refused", func(t *testing.T) {
+		dir := testDir(t)
+		owner, _, token := startOwner(t, dir, PolicyAsk)
+		_, err := Takeover(context.Background(), Options{Dir: dir}, opt)
+		if !errors.Is(err, ErrNotWedged) {
+			t.Fatalf("kill-wedged against a healthy owner: %v", err)
+		}
+		if !pidExists(owner.pid()) {
+			t.Fatal("healthy owner was killed")
+		}
+		assertOwnedBy(t, dir, owner, token)
+	})
+	t.Run("stopped-ended", func(t *testing.T) {
+		dir := testDir(t)
+		owner, epoch, _ := startOwner(t, dir, PolicyAsk)
+		if err := owner.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		h, err := Takeover(context.Background(), Options{Dir: dir}, opt)
+		if err != nil {
+			t.Fatalf("kill-wedged against a stopped owner: %v", err)
+		}
+		defer h.Release(context.Background())
+		select {
+		case <-owner.exited:
+		case <-time.After(long):
+			t.Fatal("wedged owner still running")
+		}
+		if h.Epoch() <= epoch {
+			t.Fatalf("epoch %d after wedged owner's %d", h.Epoch(), epoch)
+		}
+	})
+}
+
+// A heartbeating owner whose scheduler does not handle a due slot is reported stalled.
+func TestStalledDiagnosis(t *testing.T) {
+	dir := testDir(t)
+	h := acquireT(t, Options{Dir: dir, HeartbeatInterval: 100 * time.Millisecond})
+	h.NoteTick(time.Now().Add(time.Hour))
+	eventually(t, long, "healthy with work scheduled", func() bool {
+		st, _ := Inspect(dir)
+		return st.Healthy() && st.Record.Progress == 1
+	})
+	h.NoteTick(time.Now().Add(-2 * stallGrace))
+	eventually(t, long, "stalled reported", func() bool {
+		st, _ := Inspect(dir)
+		return hasDiag(st, DiagStalled) && !hasDiag(st, DiagNotHeartbeating)
+	})
+}
+
+// The Observer judges staleness on its own clock: a record that stops changing is
+// not-heartbeating after 3 intervals of observer time, even if its wall-clock timestamp is fresh.
+func TestObserverUsesItsOwnClock(t *testing.T) {
+	dir := testDir(t)
+	now := time.Now()
+	id, host := self()
+	rec := Record{Token: "tok", Epoch: 1, PID: id.PID, PIDStartMS: id.StartMS, PIDStartTicks: id.StartTicks,
+		Host: host, UID: os.Getuid(), HeartbeatAt: now.Add(time.Hour), HeartbeatIntervalMS: 1000, State: StateOwning}
+	if err := writeJSONAtomic(dir, recordName, rec, false); err != nil {
+		t.Fatal(err)
+	}
+	holder := startHelper(t, "bareflock", dir)
+	holder.expect("owned", long)
+	// The record names this test process, but the lock is the helper's: fix the record to the holder.
+	hid, _ := identify(holder.pid())
+	rec.PID, rec.PIDStartMS, rec.PIDStartTicks = hid.PID, hid.StartMS, hid.StartTicks
+	if err := writeJSONAtomic(dir, recordName, rec, false); err != nil {
+		t.Fatal(err)
+	}
+	fake := now
+	obs := NewObserver(dir)
+	obs.now = func() time.Time { return fake }
+	st, err := obs.Observe()
+	if err != nil || !st.Healthy() {
+		t.Fatalf("first look: %+v %v", st, err)
+	}
+	fake = fake.Add(2 * time.Second)
+	if st, _ := obs.Observe(); !st.Healthy() {
+		t.Fatalf("after 2 intervals: %+v", st.Diagnoses)
+	}
+	fake = fake.Add(2 * time.Second)
+	if st, _ := obs.Observe(); !hasDiag(st, DiagNotHeartbeating) {
+		t.Fatalf("after 4 unchanged intervals: %+v, want not-heartbeating", st.Diagnoses)
+	}
+	rec.HeartbeatAt = rec.HeartbeatAt.Add(time.Second)
+	if err := writeJSONAtomic(dir, recordName, rec, false); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := obs.Observe(); !st.Healthy() {
+		t.Fatalf("after a new heartbeat: %+v", st.Diagnoses)
+	}
+}
+
+// lock-held-by-other: the guard is held but the recorded owner is another (dead) process.
+func TestLockHeldByOtherNamesHolder(t *testing.T) {
+	dir := testDir(t)
+	holder := startHelper(t, "bareflock", dir)
+	holder.expect("owned", long)
+	_, host := self()
+	rec := Record{Token: "tok", Epoch: 3, PID: 1 << 22, Host: host, HeartbeatAt: time.Now(), HeartbeatIntervalMS: 1000, State: StateOwning}
+	if err := writeJSONAtomic(dir, recordName, rec, false); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Inspect(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasDiag(st, DiagLockHeldByOther) || st.HolderPID != holder.pid() ||
+		!strings.Contains(st.Diagnoses[0].Message, fmt.Sprint(holder.pid())) {
+		t.Fatalf("status %+v, want lock-held-by-other naming %d", st, holder.pid())
+	}
+}

@@ -1,0 +1,158 @@
+// Package packaging checks the per-OS packaging files kept in this directory.
+package packaging
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/routinely/routinely/app/autostart"
+)
+
+// unitFile parses a systemd unit (systemd.syntax(7)): [Section] headers and Key=Value lines,
+// # and ; comments. Repeated keys keep every value.
+func unitFile(t *testing.T, path string) map[string][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	keys := map[string][]string{}
+	section := ""
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		l := strings.TrimSpace(sc.Text())
+		switch {
+		case l == "" || strings.HasPrefix(l, "#") || strings.HasPrefix(l, ";"):
+		case strings.HasPrefix(l, "["):
+			section = strings.Trim(l, "[]")
+		default:
+			k, v, ok := strings.Cut(l, "=")
+			if !ok {
+				t.Fatalf("%s: not key=value: %q", path, l)
+			}
+			keys[section+"."+k] = append(keys[section+"."+k], v)
+		}
+	}
+	return keys
+}
+
+func TestSystemdUnits(t *testing.T) {
+	for _, tc := range []struct {
+		file, exec, wantedBy string
+		boundToSession       bool
+	}{
+		{"routinely-daemon.service", "routinely daemon --wait", "default.target", false},
+		{"routinely-desktop.service", "routinely --background", "graphical-session.target", true},
+	} {
+		u := unitFile(t, filepath.Join("systemd", tc.file))
+		if got := u["Service.ExecStart"]; len(got) != 1 || got[0] != tc.exec {
+			t.Errorf("%s: ExecStart = %q, want %q", tc.file, got, tc.exec)
+		}
+		if got := u["Install.WantedBy"]; len(got) != 1 || got[0] != tc.wantedBy {
+			t.Errorf("%s: WantedBy = %q, want %q", tc.file, got, tc.wantedBy)
+		}
+		if tc.boundToSession {
+			for _, k := range []string{"Unit.PartOf", "Unit.After"} {
+				if got := u[k]; len(got) != 1 || got[0] != "graphical-session.target" {
+					t.Errorf("%s: %s = %q, want graphical-session.target", tc.file, k, got)
+				}
+			}
+		}
+		// A config error (78) must not turn into a restart loop.
+		if got := strings.Join(u["Service.RestartPreventExitStatus"], " "); !strings.Contains(got, "78") {
+			t.Errorf("%s: RestartPreventExitStatus = %q, want it to include 78", tc.file, got)
+		}
+	}
+}
+
+func TestDesktopEntryTemplate(t *testing.T) {
+	path := filepath.Join("linux", autostart.AppID+".desktop")
+	bin, err := exec.LookPath("desktop-file-validate")
+	if err != nil {
+		t.Fatalf("desktop-file-validate not found: install desktop-file-utils (apt-get install desktop-file-utils, or `make deps`): %v", err)
+	}
+	if out, err := exec.Command(bin, path).CombinedOutput(); err != nil || len(out) > 0 {
+		t.Fatalf("desktop-file-validate %s: %v\n%s", path, err, out)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The template says what `fyne package` writes from FyneApp.toml: keep the two in step.
+	var meta struct {
+		Details     struct{ Name string }
+		LinuxAndBSD struct {
+			GenericName, Comment string
+			Categories, Keywords []string
+		}
+	}
+	if _, err := toml.DecodeFile(filepath.Join("..", "FyneApp.toml"), &meta); err != nil {
+		t.Fatal(err)
+	}
+	l := meta.LinuxAndBSD
+	for _, want := range []string{
+		"\nIcon=" + autostart.AppID + "\n", "\nExec=routinely\n", "\nTerminal=false\n",
+		"\nName=" + meta.Details.Name + "\n", "\nStartupWMClass=" + meta.Details.Name + "\n",
+		"\nGenericName=" + l.GenericName + "\n", "\nComment=" + l.Comment + "\n",
+		"\nCategories=" + strings.Join(l.Categories, ";") + ";\n",
+		"\nKeywords=" + strings.Join(l.Keywords, ";") + ";\n",
+	} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("%s lacks %q", path, strings.TrimSpace(want))
+		}
+	}
+}
+
+// The macOS post-step runs on macOS only; here it runs against stand-ins for plutil and
+// codesign that record their arguments, to check what it asks of them.
+func TestMacOSPostStep(t *testing.T) {
+	script, err := filepath.Abs(filepath.Join("macos", "set-lsuielement.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	log := filepath.Join(dir, "calls.log")
+	os.MkdirAll(bin, 0o755)
+	for _, tool := range []string{"plutil", "codesign"} {
+		stub := "#!/bin/sh\necho \"" + tool + " $*\" >> '" + log + "'\n"
+		if err := os.WriteFile(filepath.Join(bin, tool), []byte(stub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	app := filepath.Join(dir, "Routinely.app")
+	plist := filepath.Join(app, "Contents", "Info.plist")
+	os.MkdirAll(filepath.Join(app, "Contents", "_CodeSignature"), 0o755)
+	os.WriteFile(plist, []byte("<plist/>"), 0o644)
+
+	cmd := exec.Command("sh", script, app)
+	cmd.Env = append(os.Environ(), "PATH="+bin+":/usr/bin:/bin")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", script, err, out)
+	}
+	calls, _ := os.ReadFile(log)
+	want := "plutil -replace LSUIElement -bool YES " + plist + "\n" +
+		"plutil -lint " + plist + "\n" +
+		"codesign --force --sign - " + app + "\n"
+	if string(calls) != want {
+		t.Fatalf("calls:\n%s\nwant:\n%s", calls, want)
+	}
+
+	// Not a bundle: a clear failure, nothing called.
+	os.Remove(log)
+	cmd = exec.Command("sh", script, filepath.Join(dir, "Nope.app"))
+	cmd.Env = append(os.Environ(), "PATH="+bin+":/usr/bin:/bin")
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "not found") {
+		t.Fatalf("missing bundle: err=%v out=%s", err, out)
+	}
+	if _, err := os.Stat(log); !os.IsNotExist(err) {
+		t.Fatal("tools were called for a missing bundle")
+	}
+}

@@ -1,0 +1,60 @@
+package action
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+// Shared by watch and ping: build and send one request inside the run's budget.
+
+// drainLimit is how much of an unwanted body is read so the connection can be reused.
+const drainLimit = 64 << 10
+
+// withBudget bounds ctx by timeout when it is positive (Input.Timeout); ctx's own deadline
+// still applies if earlier.
+func withBudget(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	if timeout > 0 {
+		return context.WithTimeout(ctx, timeout)
+	}
+	return context.WithCancel(ctx)
+}
+
+// send performs method url with headers and userAgent (a User-Agent entry in headers wins).
+// It returns the response (caller closes the body) or an error describing the failure for a
+// history line; a non-2xx status is not an error here.
+func send(ctx context.Context, client *http.Client, method, url, userAgent string, headers map[string]string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, url, nil)
+	if err != nil {
+		return nil, fmt.Errorf("build request: %w", err)
+	}
+	req.Header.Set("User-Agent", userAgent)
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("%s %s: timed out: %w", method, url, err)
+		}
+		return nil, fmt.Errorf("%s %s: %w", method, url, err)
+	}
+	return resp, nil
+}
+
+// drainClose reads a little of body and closes it, so keep-alive connections are reused.
+func drainClose(body io.ReadCloser) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, drainLimit))
+	_ = body.Close()
+}
+
+// statusOK reports whether code is 2xx.
+func statusOK(code int) bool { return code >= 200 && code <= 299 }
+
+// failed is a Result with OutcomeFailed and summary as its one line and output.
+func failed(summary string) Result {
+	return Result{Outcome: OutcomeFailed, Summary: summary, Output: []byte(summary + "\n")}
+}

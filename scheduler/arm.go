@@ -1,0 +1,135 @@
+package scheduler
+
+import (
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/go-co-op/gocron/v2"
+	"github.com/google/uuid"
+)
+
+// armed is one routine as this engine runs it: its gocron job and its run state.
+type armed struct {
+	r          *Routine
+	sched      schedule
+	firstArmed time.Time // catch-up never looks before it
+	lastSlot   time.Time // latest scheduled slot handed to dispatch (or the arm time)
+	job        uuid.UUID
+
+	running *inflight  // the run in progress, if any
+	pending *slotEvent // overlap=queue/replace: the one run waiting for it
+}
+
+// slotEvent is one slot (or run-now request) to handle.
+type slotEvent struct {
+	slot      time.Time
+	key       string // "" → slotKey(slot)
+	trigger   string
+	requestID int64
+}
+
+// apply makes cfg the running set: unchanged routines keep their timers, changed ones are
+// re-armed, removed ones are disarmed. Runs in flight are never cancelled by a config change.
+func (e *Engine) apply(cfg *Config) error {
+	now := e.clock.Now()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	keep := map[string]bool{}
+	for _, r := range cfg.Routines {
+		keep[r.Name] = true
+		old := e.routines[r.Name]
+		if old != nil && sameRoutine(old.r, r) {
+			r.Anchor = old.r.Anchor
+			old.r = r
+			continue
+		}
+		first, anchor, err := e.j.arm(r.Name, r.Every, now)
+		if err != nil {
+			return err
+		}
+		if r.Kind == KindEvery {
+			r.Anchor = anchor
+		}
+		a := old
+		if a == nil {
+			a = &armed{}
+			e.routines[r.Name] = a
+		}
+		a.r, a.sched, a.firstArmed = r, r.slots(anchor), first
+		if a.lastSlot.IsZero() {
+			a.lastSlot = now
+		}
+		e.alerts.SetNotifyOn(r.Name, r.NotifyOn)
+		if err := e.armLocked(a); err != nil {
+			return err
+		}
+	}
+	for name, a := range e.routines {
+		if !keep[name] {
+			e.disarmLocked(a)
+			delete(e.routines, name)
+			e.alerts.Forget(name)
+		}
+	}
+	e.cfg, e.problems = cfg, cfg.Problems
+	return nil
+}
+
+// armLocked (re)creates a's gocron job from the current wall clock. A fresh job computes its
+// first timer from now, which is how a wake re-arms without gocron's Update (that would cancel
+// running jobs). The job's task only hands the slot to the engine; runs live in their own
+// goroutines, so removing a job never touches a run.
+func (e *Engine) armLocked(a *armed) error {
+	e.disarmLocked(a)
+	name := a.r.Name
+	j, err := e.sched.NewJob(
+		gocron.CronJob(name, false),
+		gocron.NewTask(e.fire, name),
+		gocron.WithCronImplementation(cronAdapter{a.sched}),
+		gocron.WithName(name),
+		// Our slot computation already runs non-existent wall times at the transition; this
+		// keeps gocron from moving them anywhere else (its default runs 02:30 at 01:30).
+		gocron.WithDaylightSavingsTimePolicy(gocron.DaylightSavingsTimeRunAfterTransition),
+		gocron.WithEventListeners(gocron.AfterJobRunsWithPanic(func(_ uuid.UUID, job string, v any) {
+			e.log.Error("scheduler task panicked", "routine", job, "panic", fmt.Sprint(v))
+		})),
+	)
+	if err != nil {
+		return fmt.Errorf("arm %s: %w", name, err)
+	}
+	a.job = j.ID()
+	return nil
+}
+
+func (e *Engine) disarmLocked(a *armed) {
+	if a.job != uuid.Nil && e.sched != nil {
+		_ = e.sched.RemoveJob(a.job)
+		a.job = uuid.Nil
+	}
+}
+
+// rearmAll re-creates every routine's timer from the current wall clock (after a wake or a
+// clock jump).
+func (e *Engine) rearmAll() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.stopping {
+		return
+	}
+	for _, a := range e.routines {
+		if err := e.armLocked(a); err != nil {
+			e.log.Error("re-arm after clock jump", "routine", a.r.Name, "err", err)
+		}
+	}
+}
+
+// sameRoutine reports whether two validated routines have the same definition (position aside).
+func sameRoutine(a, b *Routine) bool {
+	x, y := *a, *b
+	x.Line, x.Col, y.Line, y.Col = 0, 0, 0, 0
+	x.Anchor, y.Anchor = time.Time{}, time.Time{}
+	x.sched, y.sched = nil, nil
+	x.Location, y.Location = nil, nil
+	return reflect.DeepEqual(x, y) && reflect.DeepEqual(a.sched, b.sched)
+}

@@ -1,0 +1,75 @@
+package scheduler
+
+import (
+	"fmt"
+	"time"
+)
+
+// maxMissedRows bounds how many missed slots are recorded one by one per catch-up; older ones
+// are recorded as one `missed` row that names how many and since when (never silently dropped,
+// and an `every = "1s"` routine after a week off does not write 600,000 rows).
+const maxMissedRows = 100
+
+// catchUpAll runs the catch-up pass for every routine (on acquiring ownership, after a wake or
+// a clock jump).
+func (e *Engine) catchUpAll(why string) {
+	now := e.clock.Now()
+	for _, name := range e.names() {
+		e.catchUp(name, now)
+	}
+	e.log.Debug("catch-up pass done", "why", why)
+}
+
+// catchUp handles routine name's slots that passed without a run: those in
+// (max(last claimed slot, first armed), now]. The latest runs once with trigger catch-up when
+// catch_up = once and it is within catch_up_window (late-by recorded); otherwise it is recorded
+// missed. Every older one is recorded missed. Issue 4: never silently dropped, never a burst.
+func (e *Engine) catchUp(name string, now time.Time) {
+	if !e.gate.Admitting() {
+		return
+	}
+	e.mu.Lock()
+	a := e.routines[name]
+	if a == nil || e.stopping {
+		e.mu.Unlock()
+		return
+	}
+	r, sched, first := a.r, a.sched, a.firstArmed
+	e.mu.Unlock()
+	last, err := e.j.lastSlot(name)
+	if err != nil {
+		e.log.Error("catch-up", "routine", name, "err", err)
+		return
+	}
+	from := first
+	if last.After(from) {
+		from = last
+	}
+	slots, dropped := slotsBetween(sched, from, now, maxMissedRows)
+	if len(slots) == 0 {
+		return
+	}
+	if dropped > 0 {
+		oldest := sched.next(from)
+		e.record(name, slotEvent{slot: oldest, trigger: TriggerCatchUp}, OutcomeMissed,
+			fmt.Sprintf("%d slots from %s to %s missed while not running", dropped,
+				oldest.In(r.Location).Format(time.RFC3339), slots[0].In(r.Location).Format(time.RFC3339)))
+	}
+	latest := slots[len(slots)-1]
+	e.mu.Lock()
+	if latest.After(a.lastSlot) {
+		a.lastSlot = latest
+	}
+	e.mu.Unlock()
+	for _, s := range slots[:len(slots)-1] {
+		e.record(name, slotEvent{slot: s, trigger: TriggerCatchUp}, OutcomeMissed, "superseded by a later slot")
+	}
+	switch {
+	case r.CatchUp != CatchUpOnce:
+		e.record(name, slotEvent{slot: latest, trigger: TriggerCatchUp}, OutcomeMissed, "catch_up = skip")
+	case now.Sub(latest) > r.CatchUpWindow:
+		e.record(name, slotEvent{slot: latest, trigger: TriggerCatchUp}, OutcomeMissed, "outside catch_up_window")
+	default:
+		e.dispatch(name, slotEvent{slot: latest, trigger: TriggerCatchUp})
+	}
+}

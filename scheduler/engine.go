@@ -1,0 +1,264 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-co-op/gocron/v2"
+	"github.com/jonboulle/clockwork"
+
+	"github.com/routinely/routinely/scheduler/action"
+)
+
+// EngineOptions wire an Engine.
+type EngineOptions struct {
+	ConfigPath string
+	Journal    *Journal
+	Gate       Gate
+	Clock      clockwork.Clock // nil → real clock
+	Notifier   Notifier
+	Logger     *slog.Logger
+	// WakeClock compares wall and monotonic time for wake detection; nil → the real clocks.
+	WakeClock WallMonoClock
+}
+
+// Engine schedules the routines of one owner: gocron arms the timers (only while the Gate
+// admits), the journal claims every slot before its run, and catch-up, wake and config
+// watchers repair what timers alone get wrong.
+type Engine struct {
+	opts      EngineOptions
+	clock     clockwork.Clock
+	log       *slog.Logger
+	j         *Journal
+	gate      Gate
+	alerts    *action.Alerts
+	newAction func(r *Routine) (action.Action, error)
+
+	lateTolerance time.Duration // a timer firing later than this is repaired by catch-up
+	pollEvery     time.Duration // run-now request polling
+	wakeEvery     time.Duration // wake watcher period (issue 4: <= 15 s)
+
+	mu       sync.Mutex
+	cfg      *Config // last good set
+	problems []Problem
+	routines map[string]*armed
+	sched    gocron.Scheduler
+	started  bool
+	stopping bool
+
+	runCtx    context.Context // parent of every run; cancelled when Stop gives up waiting
+	cancelRun context.CancelFunc
+	bg        sync.WaitGroup // watchers and pollers
+	bgStop    chan struct{}
+	runs      sync.WaitGroup // in-flight runs
+
+	taken      map[int64]bool // run-now requests this engine dispatched (pollRequests only)
+	duplicates atomic.Int64 // claims refused because the slot ran already
+}
+
+// NewEngine builds an engine; it does not start anything. Errors: a missing Journal or Gate.
+func NewEngine(opts EngineOptions) (*Engine, error) {
+	if opts.Journal == nil || opts.Gate == nil {
+		return nil, errors.New("scheduler: NewEngine needs a Journal and a Gate")
+	}
+	if opts.Clock == nil {
+		opts.Clock = clockwork.NewRealClock()
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.WakeClock == nil {
+		opts.WakeClock = realWallMono{base: time.Now()}
+	}
+	e := &Engine{
+		opts: opts, clock: opts.Clock, log: opts.Logger, j: opts.Journal, gate: opts.Gate,
+		alerts:        action.NewAlerts(nil),
+		lateTolerance: 2 * time.Second, pollEvery: 500 * time.Millisecond, wakeEvery: 5 * time.Second,
+		routines: map[string]*armed{}, taken: map[int64]bool{}, bgStop: make(chan struct{}),
+	}
+	e.runCtx, e.cancelRun = context.WithCancel(context.Background())
+	deps := action.Deps{Notifier: opts.Notifier, Snapshots: opts.Journal}
+	e.newAction = func(r *Routine) (action.Action, error) {
+		a, err := action.New(r.Spec, deps)
+		if err != nil {
+			return nil, err
+		}
+		return action.WithRetries(a, r.Retries, e.clock), nil
+	}
+	return e, nil
+}
+
+// Start loads the config, records the owner's epoch in the journal (runs an earlier owner left
+// `running` become `interrupted`), arms every routine, runs the catch-up pass, and starts the
+// config watcher, the wake watcher and the run-request poller. ctx is not retained: Stop ends
+// what Start began. Errors: an error wrapping ErrConfig when routines.toml is unusable and there
+// is no last good set; ErrFenced when a newer epoch owns the journal; gocron errors, wrapped.
+func (e *Engine) Start(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	cfg, err := LoadConfig(e.opts.ConfigPath)
+	if err != nil {
+		return fmt.Errorf("start: %w", err)
+	}
+	interrupted, err := e.j.Acquire(e.gate.Epoch(), e.clock.Now())
+	if err != nil {
+		return fmt.Errorf("start: %w", err)
+	}
+	if interrupted > 0 {
+		e.log.Warn("runs of an earlier owner were cut short; recorded interrupted, not re-run", "runs", interrupted)
+	}
+	s, err := gocron.NewScheduler(
+		gocron.WithClock(e.clock),
+		gocron.WithLocation(time.UTC),
+		gocron.WithDistributedElector(gateElector{e.gate}),
+		gocron.WithStopTimeout(5*time.Second),
+	)
+	if err != nil {
+		return fmt.Errorf("start: gocron: %w", err)
+	}
+	e.mu.Lock()
+	e.sched, e.started = s, true
+	e.mu.Unlock()
+	if err := e.apply(cfg); err != nil {
+		return fmt.Errorf("start: %w", err)
+	}
+	s.Start()
+	e.catchUpAll("acquired ownership")
+	e.background(e.watchConfig)
+	e.background(e.watchWake)
+	e.background(e.pollRequests)
+	return nil
+}
+
+func (e *Engine) background(loop func(stop <-chan struct{})) {
+	e.bg.Add(1)
+	go func() {
+		defer e.bg.Done()
+		loop(e.bgStop)
+	}()
+}
+
+// Stop stops admitting runs (no new run starts), stops the timers and watchers and waits for
+// in-flight runs to end. When ctx ends first it cancels the remaining runs (their processes
+// get SIGTERM then SIGKILL; they are recorded `interrupted`), waits for them to be recorded
+// and returns ctx's error.
+func (e *Engine) Stop(ctx context.Context) error {
+	e.mu.Lock()
+	if e.stopping {
+		e.mu.Unlock()
+		return nil
+	}
+	e.stopping = true
+	s := e.sched
+	close(e.bgStop)
+	e.mu.Unlock()
+	if s != nil {
+		if err := s.Shutdown(); err != nil {
+			e.log.Warn("gocron shutdown", "err", err)
+		}
+	}
+	e.bg.Wait()
+	drained := make(chan struct{})
+	go func() { e.runs.Wait(); close(drained) }()
+	select {
+	case <-drained:
+		e.cancelRun()
+		return nil
+	case <-ctx.Done():
+		e.cancelRun()
+		<-drained
+		return fmt.Errorf("stop: runs still in flight: %w", ctx.Err())
+	}
+}
+
+// Routines returns the current state of every routine, disabled ones included (with their
+// validation message), with the running flag from this process.
+func (e *Engine) Routines() []RoutineState {
+	e.mu.Lock()
+	cfg := e.cfg
+	running := map[string]bool{}
+	for name, a := range e.routines {
+		running[name] = a.running != nil
+	}
+	e.mu.Unlock()
+	states, err := States(cfg, e.j, e.clock.Now())
+	if err != nil {
+		e.log.Warn("routine states", "err", err)
+	}
+	for i := range states {
+		states[i].Running = running[states[i].Name]
+	}
+	return states
+}
+
+// Problems returns the last validation problems of routines.toml (a file that does not parse
+// is one problem at its position while the last good set keeps running).
+func (e *Engine) Problems() []Problem {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]Problem(nil), e.problems...)
+}
+
+// Duplicates returns how many claims were refused because their slot had run already.
+func (e *Engine) Duplicates() int64 { return e.duplicates.Load() }
+
+// idle reports whether no run is in flight or waiting (tests and benchmarks poll it).
+func (e *Engine) idle() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, a := range e.routines {
+		if a.running != nil || a.pending != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// nextDue returns the earliest next slot of all armed routines after now (zero if none).
+func (e *Engine) nextDue(now time.Time) time.Time {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var best time.Time
+	for _, a := range e.routines {
+		if n := a.sched.next(now); !n.IsZero() && (best.IsZero() || n.Before(best)) {
+			best = n
+		}
+	}
+	return best
+}
+
+// noteTick tells the ownership handle one slot was handled and when the next is due.
+func (e *Engine) noteTick() {
+	e.gate.NoteTick(e.nextDue(e.clock.Now()))
+}
+
+// names returns the armed routine names, sorted.
+func (e *Engine) names() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]string, 0, len(e.routines))
+	for n := range e.routines {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// gateElector lets gocron run jobs only while the ownership handle admits runs.
+type gateElector struct{ g Gate }
+
+var errNotAdmitting = errors.New("not admitting runs: not the owner or yielding")
+
+func (g gateElector) IsLeader(context.Context) error {
+	if g.g.Admitting() {
+		return nil
+	}
+	return errNotAdmitting
+}

@@ -1,0 +1,154 @@
+package scheduler
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+var berlin, _ = time.LoadLocation("Europe/Berlin")
+
+func TestEngineRunsEachSlotOnceWithEnv(t *testing.T) {
+	start := time.Date(2026, 6, 1, 8, 0, 0, 0, berlin)
+	h := newHarness(t, `[[routine]]
+name = "daily"
+at = ["09:00"]
+timezone = "Europe/Berlin"
+run = ["/bin/true"]
+`, start)
+	h.start()
+	h.advance(time.Hour, time.Hour)
+	eventually(t, "first run", func() bool { return len(h.act.runs()) == 1 })
+	h.advance(24*time.Hour, time.Hour)
+	eventually(t, "second run", func() bool { return len(h.act.runs()) == 2 })
+
+	runs := runsOf(t, h.j, "daily")
+	if len(runs) != 2 || runs[0].Outcome != OutcomeSuccess || runs[1].Outcome != OutcomeSuccess {
+		t.Fatalf("runs: %+v", runs)
+	}
+	want0 := time.Date(2026, 6, 1, 9, 0, 0, 0, berlin)
+	if !runs[0].Slot.Equal(want0) || !runs[1].Slot.Equal(want0.AddDate(0, 0, 1)) {
+		t.Fatalf("slots %v %v", runs[0].Slot, runs[1].Slot)
+	}
+	if runs[0].Trigger != TriggerSchedule || runs[1].Trigger != TriggerSchedule || runs[0].Epoch != 1 || runs[0].LateBy != 0 {
+		t.Fatalf("run: %+v", runs[0])
+	}
+	env := strings.Join(h.act.runs()[0].Env, "\n")
+	for _, w := range []string{"ROUTINELY_ROUTINE=daily", "ROUTINELY_SLOT=2026-06-01T09:00:00+02:00",
+		"ROUTINELY_RUN_ID=1", "ROUTINELY_EPOCH=1", "ROUTINELY_TRIGGER=schedule"} {
+		if !strings.Contains(env, w) {
+			t.Errorf("env lacks %s:\n%s", w, env)
+		}
+	}
+	eventually(t, "NoteTick after each run", func() bool { return h.gate.ticks.Load() >= 2 })
+}
+
+// Issue 4: a daily 09:00 routine with the machine asleep Mon 20:00 → Wed 10:00 runs exactly
+// once on wake (late-by 1 h, Tue recorded missed).
+func TestSleepMondayToWednesdayRunsOnceOnWake(t *testing.T) {
+	mon := time.Date(2026, 6, 1, 8, 0, 0, 0, berlin) // a Monday
+	h := newHarness(t, `[[routine]]
+name = "daily"
+at = ["09:00"]
+timezone = "Europe/Berlin"
+run = ["/bin/true"]
+`, mon)
+	h.start()
+	h.advance(12*time.Hour, time.Hour) // Mon 20:00; Monday's run done
+	eventually(t, "monday run", func() bool { return len(h.act.runs()) == 1 })
+
+	// Asleep: wall time moves 38 h, monotonic time does not. The fake gocron clock jumps in one
+	// step (its timer fires once, late), and the wake watcher sees wall ≠ monotonic.
+	h.clock.Advance(38 * time.Hour) // Wed 10:00
+	h.wake.move(38*time.Hour, 0)
+	h.wake.tick()
+	h.wake.tick() // the watcher handled the first tick
+	h.settle()
+	eventually(t, "catch-up run", func() bool { return len(h.act.runs()) == 2 })
+	h.advance(time.Hour, 10*time.Minute)
+
+	runs := runsOf(t, h.j, "daily")
+	if len(runs) != 3 {
+		t.Fatalf("want Mon success, Tue missed, Wed catch-up; got %+v", runs)
+	}
+	tue, wed := runs[1], runs[2]
+	if tue.Outcome != OutcomeMissed || !tue.Slot.Equal(mon.Add(25*time.Hour)) {
+		t.Fatalf("tuesday: %+v", tue)
+	}
+	if wed.Outcome != OutcomeSuccess || wed.Trigger != TriggerCatchUp || !wed.Slot.Equal(mon.Add(49*time.Hour)) || wed.LateBy != time.Hour {
+		t.Fatalf("wednesday: %+v", wed)
+	}
+	if len(h.act.runs()) != 2 {
+		t.Fatalf("ran %d times, want 2", len(h.act.runs()))
+	}
+}
+
+func TestWakeRearmDoesNotCancelRunInFlight(t *testing.T) {
+	start := time.Date(2026, 6, 1, 8, 59, 50, 0, berlin)
+	h := newHarness(t, `[[routine]]
+name = "long"
+at = ["09:00"]
+timezone = "Europe/Berlin"
+timeout = "1h"
+run = ["/bin/true"]
+`, start)
+	h.act.block = make(chan struct{})
+	h.start()
+	h.advance(20*time.Second, 5*time.Second)
+	eventually(t, "run started", func() bool { return len(h.act.runs()) == 1 })
+	h.wake.move(time.Hour, 0)
+	h.wake.tick()
+	h.wake.tick()
+	close(h.act.block)
+	eventually(t, "run recorded", func() bool {
+		r := runsOf(t, h.j, "long")
+		return len(r) == 1 && r[0].Outcome == OutcomeSuccess
+	})
+}
+
+func TestClaimFencingAndUniqueness(t *testing.T) {
+	h := newHarness(t, "", time.Now())
+	slot := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	if _, err := h.j.Claim(claim{Routine: "a", Slot: slot, Trigger: TriggerSchedule, Outcome: OutcomeRunning}); !errors.Is(err, ErrFenced) {
+		t.Fatalf("claim before Acquire: %v, want ErrFenced", err)
+	}
+	if _, err := h.j.Acquire(1, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	id, err := h.j.Claim(claim{Routine: "a", Slot: slot, Trigger: TriggerSchedule, Outcome: OutcomeRunning})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.j.Claim(claim{Routine: "a", Slot: slot, Trigger: TriggerCatchUp, Outcome: OutcomeRunning}); !errors.Is(err, ErrSlotClaimed) {
+		t.Fatalf("second claim: %v, want ErrSlotClaimed", err)
+	}
+	if _, err := h.j.Claim(claim{Routine: "a", Slot: slot.Add(-time.Hour), Trigger: TriggerSchedule, Outcome: OutcomeRunning}); !errors.Is(err, ErrSlotClaimed) {
+		t.Fatalf("claim behind the high-water mark: %v, want ErrSlotClaimed", err)
+	}
+	// A second process acquires epoch 2 on the same file: the first is fenced.
+	j2, err := OpenJournal(h.j.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j2.Close()
+	n, err := j2.Acquire(2, time.Now())
+	if err != nil || n != 1 {
+		t.Fatalf("acquire 2: interrupted %d, err %v", n, err)
+	}
+	if err := h.j.Finish(id, finish{Outcome: OutcomeSuccess, Finished: time.Now()}); !errors.Is(err, ErrFenced) {
+		t.Fatalf("finish by old epoch: %v, want ErrFenced", err)
+	}
+	if _, err := h.j.Claim(claim{Routine: "a", Slot: slot.Add(time.Hour), Trigger: TriggerSchedule, Outcome: OutcomeRunning}); !errors.Is(err, ErrFenced) {
+		t.Fatalf("claim by old epoch: %v, want ErrFenced", err)
+	}
+	if _, err := h.j.Acquire(1, time.Now()); !errors.Is(err, ErrFenced) {
+		t.Fatalf("acquire older epoch: %v, want ErrFenced", err)
+	}
+	if r, _ := j2.Run(id); r.Outcome != OutcomeInterrupted {
+		t.Fatalf("run left running by epoch 1 is %q, want interrupted", r.Outcome)
+	}
+	if e, _ := j2.MaxEpoch(); e != 2 {
+		t.Fatalf("max epoch %d", e)
+	}
+}

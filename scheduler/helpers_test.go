@@ -1,0 +1,249 @@
+package scheduler
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+	"go.uber.org/goleak"
+
+	"github.com/routinely/routinely/scheduler/action"
+)
+
+// TestMain doubles as the child process of the multi-process tests: with ROUTINELY_TEST_CHILD
+// set, the test binary runs that role instead of the tests.
+func TestMain(m *testing.M) {
+	if role := os.Getenv("ROUTINELY_TEST_CHILD"); role != "" {
+		os.Exit(runChild(role))
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// fakeGate stands in for *ownership.Handle: an epoch, an admitting switch and counters.
+type fakeGate struct {
+	epoch     uint64
+	admitting atomic.Bool
+	inFlight  atomic.Int64
+	ticks     atomic.Int64
+}
+
+func newGate(epoch uint64) *fakeGate {
+	g := &fakeGate{epoch: epoch}
+	g.admitting.Store(true)
+	return g
+}
+
+func (g *fakeGate) Epoch() uint64   { return g.epoch }
+func (g *fakeGate) Admitting() bool { return g.admitting.Load() }
+func (g *fakeGate) NoteTick(time.Time) {
+	g.ticks.Add(1)
+}
+func (g *fakeGate) BeginRun(string, time.Time) (func(), error) {
+	if !g.admitting.Load() {
+		return nil, errNotAdmitting
+	}
+	g.inFlight.Add(1)
+	var once sync.Once
+	return func() { once.Do(func() { g.inFlight.Add(-1) }) }, nil
+}
+
+// fakeAction records its inputs; block (if set) holds each run until closed or ctx ends.
+type fakeAction struct {
+	mu      sync.Mutex
+	inputs  []action.Input
+	block   chan struct{}
+	started chan string // receives the routine name when a run starts (if non-nil)
+	result  func(n int) action.Result
+	panics  bool
+}
+
+func (f *fakeAction) Run(ctx context.Context, in action.Input) action.Result {
+	f.mu.Lock()
+	f.inputs = append(f.inputs, in)
+	n := len(f.inputs)
+	f.mu.Unlock()
+	if f.started != nil {
+		f.started <- in.Routine
+	}
+	if f.panics {
+		panic("boom")
+	}
+	if f.block != nil {
+		select {
+		case <-f.block:
+		case <-ctx.Done():
+			return action.Result{Outcome: OutcomeFailed, Summary: "killed"}
+		}
+	}
+	if f.result != nil {
+		return f.result(n)
+	}
+	return action.Result{Outcome: OutcomeSuccess, Attempts: 1}
+}
+
+func (f *fakeAction) runs() []action.Input {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]action.Input(nil), f.inputs...)
+}
+
+// harness is an engine over a real journal file and routines.toml in a temp dir.
+type harness struct {
+	t      testing.TB
+	dir    string
+	cfg    string
+	j      *Journal
+	gate   *fakeGate
+	clock  *clockwork.FakeClock
+	act    *fakeAction
+	e      *Engine
+	wake   *fakeWallMono
+}
+
+func newHarness(t testing.TB, body string, start time.Time) *harness {
+	t.Helper()
+	dir := t.TempDir()
+	h := &harness{t: t, dir: dir, cfg: filepath.Join(dir, "routines.toml"), gate: newGate(1),
+		clock: clockwork.NewFakeClockAt(start), act: &fakeAction{}}
+	if err := os.WriteFile(h.cfg, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	j, err := OpenJournal(filepath.Join(dir, "journal.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.j = j
+	t.Cleanup(func() { _ = j.Close() })
+	return h
+}
+
+// start builds and starts the engine with the fake action and fake wake clock.
+func (h *harness) start() *Engine {
+	h.t.Helper()
+	h.wake = newFakeWallMono(h.clock.Now())
+	e, err := NewEngine(EngineOptions{ConfigPath: h.cfg, Journal: h.j, Gate: h.gate, Clock: h.clock,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), WakeClock: h.wake})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	e.newAction = func(*Routine) (action.Action, error) { return h.act, nil }
+	if err := e.Start(context.Background()); err != nil {
+		h.t.Fatal(err)
+	}
+	h.e = e
+	h.t.Cleanup(func() { h.stop() })
+	return e
+}
+
+func (h *harness) stop() {
+	if h.e == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := h.e.Stop(ctx); err != nil {
+		h.t.Errorf("stop: %v", err)
+	}
+	h.e = nil
+}
+
+// advance moves the fake clock in steps so every armed timer fires in order, waiting for
+// gocron's timers to be re-armed between steps.
+func (h *harness) advance(d, step time.Duration) {
+	h.t.Helper()
+	for d > 0 {
+		s := min(step, d)
+		h.settle()
+		h.clock.Advance(s)
+		d -= s
+	}
+	h.settle()
+}
+
+// settle waits until gocron and the engine are idle: every routine's timer armed again and
+// no run goroutine between dispatch and record.
+func (h *harness) settle() {
+	h.t.Helper()
+	n := 0
+	if h.e != nil {
+		h.e.mu.Lock()
+		n = len(h.e.routines)
+		h.e.mu.Unlock()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = h.clock.BlockUntilContext(ctx, n)
+	time.Sleep(5 * time.Millisecond)
+	if h.e != nil && h.act.block == nil {
+		eventually(h.t, "runs to finish", h.e.idle)
+	}
+}
+
+// eventually polls cond until it holds or the deadline passes.
+func eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// runsOf returns routine's journal rows, oldest first.
+func runsOf(t testing.TB, j *Journal, routine string) []Run {
+	t.Helper()
+	h, err := j.History(routine, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, k := 0, len(h)-1; i < k; i, k = i+1, k-1 {
+		h[i], h[k] = h[k], h[i]
+	}
+	return h
+}
+
+func countOutcome(runs []Run, outcome string) int {
+	n := 0
+	for _, r := range runs {
+		if r.Outcome == outcome {
+			n++
+		}
+	}
+	return n
+}
+
+// fakeWallMono moves wall and monotonic time independently; tick() makes the watcher compare.
+type fakeWallMono struct {
+	mu   sync.Mutex
+	wall time.Time
+	mono time.Duration
+	c    chan time.Time
+}
+
+func newFakeWallMono(wall time.Time) *fakeWallMono {
+	return &fakeWallMono{wall: wall, c: make(chan time.Time)}
+}
+
+func (f *fakeWallMono) Wall() time.Time        { f.mu.Lock(); defer f.mu.Unlock(); return f.wall }
+func (f *fakeWallMono) Mono() time.Duration    { f.mu.Lock(); defer f.mu.Unlock(); return f.mono }
+func (f *fakeWallMono) Tick() <-chan time.Time { return f.c }
+func (f *fakeWallMono) Stop()                  {}
+
+// move advances the wall clock by wall and the monotonic clock by mono.
+func (f *fakeWallMono) move(wall, mono time.Duration) {
+	f.mu.Lock()
+	f.wall = f.wall.Add(wall)
+	f.mono += mono
+	f.mu.Unlock()
+}
+
+func (f *fakeWallMono) tick() { f.c <- time.Time{} }

@@ -1,0 +1,125 @@
+package scheduler
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// Journal is the SQLite run journal (WAL; readable by any process while the owner writes).
+// Reads work from any process. Run records, claims and snapshots are written by the owner only
+// and are fenced by its epoch (Acquire); run-now requests and pauses may come from anyone.
+type Journal struct {
+	db    *sql.DB
+	path  string
+	epoch atomic.Uint64 // the writer's epoch set by Acquire; 0 = read-only use
+
+	pruneMu  sync.Mutex
+	pruning  map[string]bool
+	pruneWG  sync.WaitGroup
+	closeErr error
+}
+
+// OpenJournal opens (creating and migrating) the journal at path. The database uses WAL mode,
+// a 5 s busy timeout and synchronous=FULL so a recorded claim survives a crash of the owner.
+// Errors: the open, pragma or migration error, wrapped.
+func OpenJournal(path string) (*Journal, error) {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(5000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(FULL)")
+	q.Add("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("open journal %s: %w", path, err)
+	}
+	j := &Journal{db: db, path: path, pruning: map[string]bool{}}
+	if err := j.migrate(); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("open journal %s: %w", path, err)
+	}
+	return j, nil
+}
+
+// Close waits for background pruning and closes the database.
+func (j *Journal) Close() error {
+	j.pruneWG.Wait()
+	return j.db.Close()
+}
+
+// MaxEpoch returns the highest owner epoch recorded (0 for a new journal).
+func (j *Journal) MaxEpoch() (uint64, error) {
+	var e sql.NullInt64
+	if err := j.db.QueryRow(`SELECT MAX(epoch) FROM epochs`).Scan(&e); err != nil {
+		return 0, fmt.Errorf("journal max epoch: %w", err)
+	}
+	return uint64(e.Int64), nil
+}
+
+// Acquire records epoch as the journal's writer epoch (DESIGN.md §3: epochs never go back) and
+// marks runs left `running` by earlier epochs as `interrupted` (they are never re-run). It
+// returns how many runs it interrupted. Errors: ErrFenced when a newer epoch is recorded.
+func (j *Journal) Acquire(epoch uint64, now time.Time) (interrupted int, err error) {
+	tx, err := j.db.Begin()
+	if err != nil {
+		return 0, fmt.Errorf("journal acquire: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	var maxE sql.NullInt64
+	if err := tx.QueryRow(`SELECT MAX(epoch) FROM epochs`).Scan(&maxE); err != nil {
+		return 0, fmt.Errorf("journal acquire: %w", err)
+	}
+	if uint64(maxE.Int64) > epoch {
+		return 0, fmt.Errorf("journal acquire epoch %d (recorded %d): %w", epoch, maxE.Int64, ErrFenced)
+	}
+	if _, err := tx.Exec(`INSERT OR IGNORE INTO epochs(epoch, acquired_at) VALUES(?, ?)`, epoch, now.UnixNano()); err != nil {
+		return 0, fmt.Errorf("journal acquire: %w", err)
+	}
+	res, err := tx.Exec(`UPDATE runs SET outcome = ?, reason = 'owner ended mid-run', finished = ?
+		WHERE outcome = ? AND epoch < ?`, OutcomeInterrupted, now.UnixNano(), OutcomeRunning, epoch)
+	if err != nil {
+		return 0, fmt.Errorf("journal acquire: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("journal acquire: %w", err)
+	}
+	j.epoch.Store(epoch)
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}
+
+// fenceCheck reports ErrFenced when a newer epoch than the writer's exists (used after a
+// conditional write affected no row, to say why).
+func (j *Journal) fenceCheck() error {
+	maxE, err := j.MaxEpoch()
+	if err != nil {
+		return err
+	}
+	if e := j.epoch.Load(); e == 0 || maxE > e {
+		return fmt.Errorf("journal write with epoch %d (recorded %d): %w", e, maxE, ErrFenced)
+	}
+	return nil
+}
+
+// fenced is the SQL condition that makes a write conditional on no newer epoch.
+const fenced = `NOT EXISTS (SELECT 1 FROM epochs WHERE epoch > ?)`
+
+func isUnique(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && (se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY)
+}
+
+func nsTime(ns sql.NullInt64) *time.Time {
+	if !ns.Valid {
+		return nil
+	}
+	t := time.Unix(0, ns.Int64)
+	return &t
+}

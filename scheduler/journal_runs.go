@@ -1,0 +1,240 @@
+package scheduler
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// claim is one slot claim: the row written before a run's side effects start.
+type claim struct {
+	Routine string
+	Slot    time.Time
+	Key     string // slotKey(Slot), or "manual:<request id>"
+	Trigger string
+	Outcome string // OutcomeRunning for a run; skipped/missed for a slot that will not run
+	Reason  string
+	Started time.Time
+	LateBy  time.Duration
+}
+
+// slotKey is the journal key of a scheduled slot: the instant in RFC 3339 UTC. Calendar slots
+// are produced once per wall-clock time (schedule.go), so the key is one per wall time too.
+func slotKey(slot time.Time) string { return slot.UTC().Format(time.RFC3339Nano) }
+
+// Claim inserts c under UNIQUE(routine, slot key) with the writer's epoch and returns the run id.
+// A scheduled slot at or before the routine's latest scheduled slot that ran is refused too, so
+// a backward clock jump never re-fires a slot, even one whose row retention has deleted.
+// (Skipped and missed rows do not count: overlap=queue runs an older slot after a newer skip.) Errors: ErrSlotClaimed when the slot (or a later
+// one) is already claimed; ErrFenced when a newer epoch is recorded or Acquire was not called.
+func (j *Journal) Claim(c claim) (int64, error) {
+	epoch := j.epoch.Load()
+	if epoch == 0 {
+		return 0, fmt.Errorf("claim %s %s: %w", c.Routine, c.Key, ErrFenced)
+	}
+	if c.Key == "" {
+		c.Key = slotKey(c.Slot)
+	}
+	var started, finished any
+	if !c.Started.IsZero() {
+		started = c.Started.UnixNano()
+	}
+	if c.Outcome != OutcomeRunning {
+		finished = started
+	}
+	manual := c.Trigger == TriggerManual
+	res, err := j.db.Exec(`INSERT INTO runs (routine, slot_key, slot, trigger, epoch, outcome, reason, started, finished, late_by)
+		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+		WHERE `+fenced+` AND (? OR NOT EXISTS (SELECT 1 FROM runs WHERE routine = ? AND trigger != ? AND slot >= ?
+			AND outcome NOT IN (?, ?)))`,
+		c.Routine, c.Key, c.Slot.UnixNano(), c.Trigger, epoch, c.Outcome, c.Reason, started, finished, int64(c.LateBy),
+		epoch, manual, c.Routine, TriggerManual, c.Slot.UnixNano(), OutcomeSkipped, OutcomeMissed)
+	if err != nil {
+		if isUnique(err) {
+			return 0, fmt.Errorf("claim %s %s: %w", c.Routine, c.Key, ErrSlotClaimed)
+		}
+		return 0, fmt.Errorf("claim %s %s: %w", c.Routine, c.Key, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		if err := j.fenceCheck(); err != nil {
+			return 0, fmt.Errorf("claim %s %s: %w", c.Routine, c.Key, err)
+		}
+		return 0, fmt.Errorf("claim %s %s (a later slot is claimed): %w", c.Routine, c.Key, ErrSlotClaimed)
+	}
+	return res.LastInsertId()
+}
+
+// finish is the result of a claimed run.
+type finish struct {
+	Outcome  string
+	Reason   string
+	Finished time.Time
+	ExitCode *int
+	Attempts int
+	Summary  string
+	Output   []byte // capped to MaxOutput here
+}
+
+// Finish records the end of run id. Errors: ErrFenced when a newer epoch is recorded (the run
+// stays as the newer owner's Acquire marked it); ErrNoRun when id is unknown.
+func (j *Journal) Finish(id int64, f finish) error {
+	if len(f.Output) > MaxOutput {
+		f.Output = f.Output[:MaxOutput]
+	}
+	var exit any
+	if f.ExitCode != nil {
+		exit = *f.ExitCode
+	}
+	res, err := j.db.Exec(`UPDATE runs SET outcome = ?, reason = ?, finished = ?, exit_code = ?, attempts = ?,
+		summary = ?, output = ? WHERE id = ? AND `+fenced,
+		f.Outcome, f.Reason, f.Finished.UnixNano(), exit, f.Attempts, f.Summary, f.Output, id, j.epoch.Load())
+	if err != nil {
+		return fmt.Errorf("finish run %d: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		if err := j.fenceCheck(); err != nil {
+			return fmt.Errorf("finish run %d: %w", id, err)
+		}
+		return fmt.Errorf("finish run %d: %w", id, ErrNoRun)
+	}
+	return nil
+}
+
+const runColumns = `id, routine, slot, trigger, epoch, outcome, reason, started, finished, late_by, exit_code, attempts, length(output)`
+
+func scanRun(row interface{ Scan(...any) error }) (Run, error) {
+	var r Run
+	var slot, lateBy int64
+	var started, finished, exit, size sql.NullInt64
+	if err := row.Scan(&r.ID, &r.Routine, &slot, &r.Trigger, &r.Epoch, &r.Outcome, &r.Reason, &started,
+		&finished, &lateBy, &exit, &r.Attempts, &size); err != nil {
+		return r, err
+	}
+	r.Slot = time.Unix(0, slot)
+	r.Started, r.Finished = nsTime(started), nsTime(finished)
+	r.LateBy = time.Duration(lateBy)
+	if r.Started != nil && r.Finished != nil {
+		r.Duration = r.Finished.Sub(*r.Started)
+	}
+	if exit.Valid {
+		code := int(exit.Int64)
+		r.ExitCode = &code
+	}
+	r.OutputSize = int(size.Int64)
+	return r, nil
+}
+
+// History returns up to limit runs, newest first; routine "" means all routines. limit <= 0
+// means no limit. Errors: the query error, wrapped.
+func (j *Journal) History(routine string, limit int) ([]Run, error) {
+	if limit <= 0 {
+		limit = -1
+	}
+	rows, err := j.db.Query(`SELECT `+runColumns+` FROM runs WHERE (? = '' OR routine = ?) ORDER BY id DESC LIMIT ?`,
+		routine, routine, limit)
+	if err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	defer func() { _ = rows.Close() }()
+	var out []Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("history: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// Run returns one run by id. Errors: ErrNoRun if unknown.
+func (j *Journal) Run(id int64) (Run, error) {
+	r, err := scanRun(j.db.QueryRow(`SELECT `+runColumns+` FROM runs WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, fmt.Errorf("run %d: %w", id, ErrNoRun)
+	}
+	if err != nil {
+		return r, fmt.Errorf("run %d: %w", id, err)
+	}
+	return r, nil
+}
+
+// Output returns a run's captured output (at most MaxOutput bytes). Errors: ErrNoRun if unknown.
+func (j *Journal) Output(runID int64) ([]byte, error) {
+	var out []byte
+	err := j.db.QueryRow(`SELECT output FROM runs WHERE id = ?`, runID).Scan(&out)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("output of run %d: %w", runID, ErrNoRun)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("output of run %d: %w", runID, err)
+	}
+	return out, nil
+}
+
+// lastSlot returns the latest claimed scheduled (non-manual) slot of routine, zero if none.
+func (j *Journal) lastSlot(routine string) (time.Time, error) {
+	var ns sql.NullInt64
+	if err := j.db.QueryRow(`SELECT MAX(slot) FROM runs WHERE routine = ? AND trigger != ?`, routine, TriggerManual).Scan(&ns); err != nil {
+		return time.Time{}, fmt.Errorf("last slot of %s: %w", routine, err)
+	}
+	if !ns.Valid {
+		return time.Time{}, nil
+	}
+	return time.Unix(0, ns.Int64), nil
+}
+
+// recentOutcomes returns routine's latest n outcomes of runs that ran (newest first).
+func (j *Journal) recentOutcomes(routine string, n int) ([]string, error) {
+	rows, err := j.db.Query(`SELECT outcome FROM runs WHERE routine = ? AND outcome NOT IN (?, ?, ?, ?)
+		ORDER BY id DESC LIMIT ?`, routine, OutcomeRunning, OutcomeSkipped, OutcomeMissed, OutcomeInterrupted, n)
+	if err != nil {
+		return nil, fmt.Errorf("recent outcomes of %s: %w", routine, err)
+	}
+	defer func() { _ = rows.Close() }()
+	var out []string
+	for rows.Next() {
+		var o string
+		if err := rows.Scan(&o); err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}
+
+// pruneLater deletes routine's runs beyond the newest keep in a background goroutine (one at a
+// time per routine), so retention never blocks a run. The row holding the routine's latest
+// scheduled slot is always kept: it is the high-water mark that stops re-firing.
+func (j *Journal) pruneLater(routine string, keep int) {
+	j.pruneMu.Lock()
+	if j.pruning[routine] {
+		j.pruneMu.Unlock()
+		return
+	}
+	j.pruning[routine] = true
+	j.pruneWG.Add(1)
+	j.pruneMu.Unlock()
+	go func() {
+		defer j.pruneWG.Done()
+		defer func() {
+			j.pruneMu.Lock()
+			delete(j.pruning, routine)
+			j.pruneMu.Unlock()
+		}()
+		_ = j.prune(routine, keep)
+	}()
+}
+
+// prune deletes routine's runs older than the newest keep (never a running one).
+func (j *Journal) prune(routine string, keep int) error {
+	_, err := j.db.Exec(`DELETE FROM runs WHERE routine = ? AND outcome != ?
+		AND id < (SELECT id FROM runs WHERE routine = ? ORDER BY id DESC LIMIT 1 OFFSET ?)
+		AND slot < (SELECT COALESCE(MAX(slot), 9223372036854775807) FROM runs WHERE routine = ? AND trigger != ? AND outcome NOT IN (?, ?))`,
+		routine, OutcomeRunning, routine, keep-1, routine, TriggerManual, OutcomeSkipped, OutcomeMissed)
+	if err != nil {
+		return fmt.Errorf("prune %s: %w", routine, err)
+	}
+	return nil
+}

@@ -1,0 +1,160 @@
+package scheduler
+
+import (
+	"testing"
+	"time"
+
+	"github.com/routinely/routinely/scheduler/action"
+)
+
+func overlapHarness(t *testing.T, policy string) *harness {
+	start := time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)
+	h := newHarness(t, `[[routine]]
+name = "slow"
+every = "1m"
+timeout = "1h"
+overlap = "`+policy+`"
+run = ["/bin/true"]
+`, start)
+	h.act.block = make(chan struct{})
+	h.act.started = make(chan string, 10)
+	h.start()
+	return h
+}
+
+// stepMinute advances the fake clock to the next minute slot and waits for gocron's re-arm.
+func (h *harness) stepMinute() {
+	h.settle()
+	h.clock.Advance(time.Minute)
+	h.settle()
+}
+
+func TestOverlapSkip(t *testing.T) {
+	h := overlapHarness(t, OverlapSkip)
+	h.stepMinute()
+	<-h.act.started
+	h.stepMinute() // slot 2 while slot 1 runs
+	eventually(t, "skip recorded", func() bool { return countOutcome(runsOf(t, h.j, "slow"), OutcomeSkipped) == 1 })
+	close(h.act.block)
+	eventually(t, "first run done", func() bool { return countOutcome(runsOf(t, h.j, "slow"), OutcomeSuccess) == 1 })
+	runs := runsOf(t, h.j, "slow")
+	if runs[0].Outcome != OutcomeSuccess || runs[1].Outcome != OutcomeSkipped || runs[1].Reason != "overlap" {
+		t.Fatalf("runs: %+v", runs)
+	}
+}
+
+func TestOverlapQueueKeepsOnePending(t *testing.T) {
+	h := overlapHarness(t, OverlapQueue)
+	h.stepMinute()
+	<-h.act.started
+	h.stepMinute() // queued
+	h.stepMinute() // second pending: skipped
+	eventually(t, "skip recorded", func() bool { return countOutcome(runsOf(t, h.j, "slow"), OutcomeSkipped) == 1 })
+	close(h.act.block)
+	eventually(t, "queued run done", func() bool { return countOutcome(runsOf(t, h.j, "slow"), OutcomeSuccess) == 2 })
+	if n := len(h.act.runs()); n != 2 {
+		t.Fatalf("ran %d times, want 2 (one running, one queued)", n)
+	}
+}
+
+func TestOverlapReplaceCancelsRunning(t *testing.T) {
+	h := overlapHarness(t, OverlapReplace)
+	h.stepMinute()
+	<-h.act.started
+	h.stepMinute() // replaces the first
+	<-h.act.started
+	close(h.act.block)
+	eventually(t, "both recorded", func() bool {
+		r := runsOf(t, h.j, "slow")
+		return len(r) == 2 && r[1].Outcome == OutcomeSuccess
+	})
+	runs := runsOf(t, h.j, "slow")
+	if runs[0].Outcome != OutcomeInterrupted || runs[0].Reason != "replaced" {
+		t.Fatalf("first run: %+v", runs[0])
+	}
+}
+
+func TestTimeoutAndPanicOutcomes(t *testing.T) {
+	h := overlapHarness(t, OverlapSkip)
+	h.e.mu.Lock()
+	h.e.routines["slow"].r.Timeout = 30 * time.Second
+	h.e.mu.Unlock()
+	h.stepMinute()
+	<-h.act.started
+	h.clock.Advance(31 * time.Second)
+	eventually(t, "timeout recorded", func() bool {
+		r := runsOf(t, h.j, "slow")
+		return len(r) == 1 && r[0].Outcome == OutcomeTimeout
+	})
+	h.act.mu.Lock()
+	h.act.panics, h.act.block = true, nil
+	h.act.mu.Unlock()
+	h.clock.Advance(29 * time.Second)
+	h.settle()
+	<-h.act.started
+	eventually(t, "crash recorded", func() bool {
+		r := runsOf(t, h.j, "slow")
+		return len(r) == 2 && r[1].Outcome == OutcomeCrashed
+	})
+}
+
+func TestPauseSkipsAndSurvivesRestartResumeDoesNotReplay(t *testing.T) {
+	start := time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)
+	body := `[[routine]]
+name = "tick"
+every = "1m"
+run = ["/bin/true"]
+`
+	h := newHarness(t, body, start)
+	h.start()
+	if err := h.j.SetPaused("tick", "holiday", nil); err != nil {
+		t.Fatal(err)
+	}
+	h.stepMinute()
+	h.stepMinute()
+	h.stop() // restart: a new engine (a new owner) over the same journal
+	h.gate = newGate(2)
+	h.start()
+	h.stepMinute()
+	eventually(t, "three paused skips", func() bool { return countOutcome(runsOf(t, h.j, "tick"), OutcomeSkipped) == 3 })
+	st := h.e.Routines()
+	if len(st) != 1 || !st[0].Paused || st[0].PauseNote != "holiday" {
+		t.Fatalf("state: %+v", st)
+	}
+	if err := h.j.Resume("tick"); err != nil {
+		t.Fatal(err)
+	}
+	h.stepMinute()
+	eventually(t, "run after resume", func() bool { return countOutcome(runsOf(t, h.j, "tick"), OutcomeSuccess) == 1 })
+	if n := len(h.act.runs()); n != 1 {
+		t.Fatalf("ran %d times after resume, want 1 (no replay)", n)
+	}
+	for _, r := range runsOf(t, h.j, "tick") {
+		if r.Outcome == OutcomeSkipped && r.Reason != "paused" {
+			t.Fatalf("skip reason %q", r.Reason)
+		}
+	}
+}
+
+func TestAutoPauseAfterConsecutiveFailures(t *testing.T) {
+	start := time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)
+	h := newHarness(t, `[[routine]]
+name = "flaky"
+every = "1m"
+auto_pause_after = 3
+run = ["/bin/false"]
+`, start)
+	h.act.result = func(int) action.Result { return action.Result{Outcome: OutcomeFailed, Attempts: 1} }
+	h.start()
+	for range 5 {
+		h.stepMinute()
+	}
+	runs := runsOf(t, h.j, "flaky")
+	if countOutcome(runs, OutcomeFailed) != 3 || countOutcome(runs, OutcomeSkipped) != 2 {
+		t.Fatalf("want 3 failures then 2 paused skips: %+v", runs)
+	}
+	p, _ := h.j.pauseOf("flaky", h.clock.Now())
+	if !p.Paused || p.Note != "auto-paused after 3 consecutive failures" {
+		t.Fatalf("pause: %+v", p)
+	}
+}

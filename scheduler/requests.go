@@ -1,0 +1,54 @@
+package scheduler
+
+import (
+	"fmt"
+	"time"
+)
+
+// pollRequests picks up run-now requests from the journal every pollEvery (< 1 s, issue 5) and
+// runs each through the same claim, overlap, timeout and history path as a scheduled slot.
+func (e *Engine) pollRequests(stop <-chan struct{}) {
+	t := time.NewTicker(e.pollEvery)
+	defer t.Stop()
+	for {
+		e.serveRequests()
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// serveRequests dispatches every pending request once.
+func (e *Engine) serveRequests() {
+	if !e.gate.Admitting() {
+		return
+	}
+	reqs, err := e.j.pendingRequests()
+	if err != nil {
+		e.log.Warn("run-now requests", "err", err)
+		return
+	}
+	for _, rq := range reqs {
+		if e.taken[rq.ID] {
+			continue
+		}
+		e.mu.Lock()
+		_, known := e.routines[rq.Routine]
+		e.mu.Unlock()
+		if !known {
+			_ = e.j.answerRequest(rq.ID, 0, fmt.Sprintf("no routine %q in the owner's configuration", rq.Routine))
+			continue
+		}
+		// Mark it taken before dispatching so the next poll does not pick it again; the run's
+		// claim (or its skip record) replaces the placeholder with the run id.
+		if err := e.j.answerRequest(rq.ID, -1, ""); err != nil {
+			e.log.Warn("take run-now request", "err", err)
+			continue
+		}
+		e.taken[rq.ID] = true
+		e.dispatch(rq.Routine, slotEvent{slot: e.clock.Now().Truncate(time.Second), trigger: TriggerManual,
+			key: fmt.Sprintf("manual:%d", rq.ID), requestID: rq.ID})
+	}
+}

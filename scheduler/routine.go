@@ -1,0 +1,126 @@
+package scheduler
+
+import (
+	"fmt"
+	"time"
+)
+
+// Defaults of routines.toml (issues 4 and 5).
+const (
+	DefaultTimeout        = 3 * time.Minute
+	DefaultCatchUpWindow  = 12 * time.Hour
+	DefaultAutoPauseAfter = 5
+	DefaultKeepRuns       = 500
+	MaxRetries            = 5
+	MaxOutput             = 64 << 10 // bytes of combined output kept per run
+)
+
+// Schedule kinds.
+const (
+	KindCron  = "cron"
+	KindEvery = "every"
+	KindAt    = "at"
+)
+
+// Routine is one validated routine of routines.toml.
+type Routine struct {
+	Name     string
+	Kind     string         // KindCron | KindEvery | KindAt
+	Cron     string         // KindCron: the expression as written
+	Every    time.Duration  // KindEvery: the interval (>= 1 s)
+	At       []string       // KindAt: "HH:MM" wall times
+	Days     []time.Weekday // KindAt: empty means every day
+	Timezone string         // IANA name or "Local"
+	Location *time.Location
+
+	Jitter        time.Duration
+	Timeout       time.Duration
+	Overlap       string // OverlapSkip | OverlapQueue | OverlapReplace
+	CatchUp       string // CatchUpOnce | CatchUpSkip
+	CatchUpWindow time.Duration
+
+	Action string // run | shell | watch | notify | ping
+	Spec   any    // action.RunSpec, ShellSpec, WatchSpec, NotifySpec or PingSpec
+	Dir    string
+	Env    map[string]string
+	Paused bool // `paused = true` in the file
+
+	Retries        int
+	AutoPauseAfter int // 0 disables auto-pause
+	NotifyOn       []string
+	KeepRuns       int
+
+	// Anchor is the origin of an `every` grid. The engine sets it from the journal; when zero,
+	// Preview and arming use the `from` instant (what arming now would do).
+	Anchor time.Time
+
+	Line, Col int // where the [[routine]] header is
+
+	sched schedule
+}
+
+// schedule returns the compiled slot computation, honouring the current Anchor.
+func (r *Routine) slots(anchor time.Time) schedule {
+	if r.Kind == KindEvery {
+		if !r.Anchor.IsZero() {
+			anchor = r.Anchor
+		}
+		return &everySchedule{every: r.Every, anchor: anchor.Truncate(time.Second)}
+	}
+	return r.sched
+}
+
+// Describe returns the schedule in words, e.g. "every 30s" or "at 08:00, 18:30 Mon,Tue".
+func (r *Routine) Describe() string {
+	switch r.Kind {
+	case KindEvery:
+		return "every " + r.Every.String()
+	case KindCron:
+		return "cron " + r.Cron
+	default:
+		s := "at "
+		for i, a := range r.At {
+			if i > 0 {
+				s += ", "
+			}
+			s += a
+		}
+		for i, d := range r.Days {
+			if i == 0 {
+				s += " "
+			} else {
+				s += ","
+			}
+			s += d.String()[:3]
+		}
+		return s
+	}
+}
+
+// String formats a problem as "file:line:col: message".
+func (p Problem) String() string {
+	return fmt.Sprintf("%s:%d:%d: %s", p.File, p.Line, p.Col, p.Message)
+}
+
+// Preview returns the next n slots of r strictly after from, computed by the schedule value
+// that is handed to gocron when the routine is armed. For `every` routines with no Anchor the
+// grid starts at from (as arming at from would). It returns an error for a nil routine or
+// n < 0.
+func Preview(r *Routine, from time.Time, n int) ([]time.Time, error) {
+	if r == nil || r.Kind == "" {
+		return nil, fmt.Errorf("preview: %w", ErrUnknownRoutine)
+	}
+	if n < 0 {
+		return nil, fmt.Errorf("preview: negative count %d", n)
+	}
+	s := r.slots(from)
+	out := make([]time.Time, 0, n)
+	for t := from; len(out) < n; {
+		t = s.next(t)
+		if t.IsZero() {
+			break
+		}
+		out = append(out, t.In(r.Location))
+	}
+	return out, nil
+}

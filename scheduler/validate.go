@@ -1,0 +1,446 @@
+package scheduler
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+
+	"github.com/routinely/routinely/scheduler/action"
+)
+
+// routineKeys are the keys a [[routine]] (and, except name, [defaults]) may have.
+var routineKeys = map[string]bool{
+	"name": true, "cron": true, "every": true, "at": true, "days": true, "timezone": true,
+	"jitter": true, "timeout": true, "overlap": true, "catch_up": true, "catch_up_window": true,
+	"run": true, "shell": true, "watch": true, "notify": true, "ping": true, "dir": true,
+	"env": true, "paused": true, "retries": true, "auto_pause_after": true, "notify_on": true,
+	"keep_runs": true,
+}
+
+var (
+	scheduleKeys = []string{"cron", "every", "at"}
+	actionKeys   = []string{"run", "shell", "watch", "notify", "ping"}
+	nameRE       = regexp.MustCompile(`^[a-z0-9-]+$`)
+	weekdays     = map[string]time.Weekday{"sun": time.Sunday, "mon": time.Monday, "tue": time.Tuesday,
+		"wed": time.Wednesday, "thu": time.Thursday, "fri": time.Friday, "sat": time.Saturday}
+)
+
+// validator collects problems with their routines.toml positions.
+type validator struct {
+	file      string
+	base      string
+	positions map[string]pos
+	problems  []Problem
+}
+
+// problem records a finding at the key path (or its closest known parent).
+func (v *validator) problem(routine, path, format string, args ...any) {
+	p := v.posOf(path)
+	v.problems = append(v.problems, Problem{File: v.file, Line: p.Line, Col: p.Col, Routine: routine,
+		Message: fmt.Sprintf(format, args...)})
+}
+
+func (v *validator) posOf(path string) pos {
+	for path != "" {
+		if p, ok := v.positions[path]; ok && p.Line > 0 {
+			return p
+		}
+		i := strings.LastIndexAny(path, ".[")
+		if i < 0 {
+			break
+		}
+		path = path[:i]
+	}
+	return pos{1, 1}
+}
+
+// fields resolves a routine's keys against [defaults]: a key the routine sets wins; schedule and
+// action keys are taken as a group (a routine with its own `every` ignores a defaulted `cron`).
+type fields struct {
+	vals  map[string]any
+	paths map[string]string
+}
+
+func mergeDefaults(path string, tab, defaults map[string]any) fields {
+	f := fields{vals: map[string]any{}, paths: map[string]string{}}
+	own := func(group []string) bool {
+		for _, k := range group {
+			if _, ok := tab[k]; ok {
+				return true
+			}
+		}
+		return false
+	}
+	ownSched, ownAction := own(scheduleKeys), own(actionKeys)
+	for k, val := range defaults {
+		if k == "name" || (ownSched && (contains(scheduleKeys, k) || k == "days")) || (ownAction && contains(actionKeys, k)) {
+			continue
+		}
+		f.vals[k], f.paths[k] = val, "defaults."+k
+	}
+	for k, val := range tab {
+		f.vals[k], f.paths[k] = val, path+"."+k
+	}
+	return f
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// routine validates one [[routine]] table; it returns nil (after recording problems) when the
+// routine is invalid.
+func (v *validator) routine(path string, tab, defaults map[string]any) *Routine {
+	start := len(v.problems)
+	f := mergeDefaults(path, tab, defaults)
+	p := v.posOf(path)
+	r := &Routine{Line: p.Line, Col: p.Col, Timeout: DefaultTimeout, Overlap: OverlapSkip,
+		CatchUp: CatchUpOnce, CatchUpWindow: DefaultCatchUpWindow, AutoPauseAfter: DefaultAutoPauseAfter,
+		KeepRuns: DefaultKeepRuns, Timezone: "Local", Location: time.Local}
+	name, _ := tab["name"].(string)
+	r.Name = name
+	if _, ok := tab["name"]; !ok {
+		v.problem("", path, "routine has no name")
+	} else if !nameRE.MatchString(name) {
+		v.problem(name, path+".name", "name %q must match [a-z0-9-]+", tab["name"])
+	}
+	bad := func(k, format string, args ...any) { v.problem(name, f.paths[k], format, args...) }
+
+	for _, k := range sortedKeys(tab) {
+		if !routineKeys[k] {
+			v.problem(name, path+"."+k, "unknown key %q", k)
+		}
+	}
+	str := func(k string) (string, bool) {
+		val, ok := f.vals[k]
+		if !ok {
+			return "", false
+		}
+		s, isStr := val.(string)
+		if !isStr {
+			bad(k, "%s must be a string", k)
+			return "", false
+		}
+		return s, true
+	}
+	dur := func(k string, min time.Duration, dst *time.Duration) {
+		s, ok := str(k)
+		if !ok {
+			return
+		}
+		d, err := time.ParseDuration(s)
+		switch {
+		case err != nil:
+			bad(k, "%s: %q is not a duration like \"30s\" or \"1h30m\"", k, s)
+		case min == time.Nanosecond && d <= 0:
+			bad(k, "%s must be positive, got %s", k, s)
+		case min > 0 && d < min:
+			bad(k, "%s must be at least %s, got %s", k, min, s)
+		case min == 0 && d < 0:
+			bad(k, "%s must not be negative, got %s", k, s)
+		default:
+			*dst = d
+		}
+	}
+	integer := func(k string, lo, hi int64, dst *int) {
+		val, ok := f.vals[k]
+		if !ok {
+			return
+		}
+		n, isInt := val.(int64)
+		if !isInt || n < lo || n > hi {
+			bad(k, "%s must be an integer from %d to %d", k, lo, hi)
+			return
+		}
+		*dst = int(n)
+	}
+	enum := func(k string, dst *string, allowed ...string) {
+		if s, ok := str(k); ok {
+			if !contains(allowed, s) {
+				bad(k, "%s must be one of %s, got %q", k, strings.Join(allowed, ", "), s)
+				return
+			}
+			*dst = s
+		}
+	}
+
+	if tz, ok := str("timezone"); ok && tz != "" && tz != "Local" {
+		loc, err := time.LoadLocation(tz)
+		if err != nil {
+			bad("timezone", "unknown time zone %q", tz)
+		} else {
+			r.Timezone, r.Location = tz, loc
+		}
+	}
+	dur("jitter", 0, &r.Jitter)
+	dur("timeout", time.Nanosecond, &r.Timeout)
+	dur("catch_up_window", time.Nanosecond, &r.CatchUpWindow)
+	enum("overlap", &r.Overlap, OverlapSkip, OverlapQueue, OverlapReplace)
+	enum("catch_up", &r.CatchUp, CatchUpOnce, CatchUpSkip)
+	integer("retries", 0, MaxRetries, &r.Retries)
+	integer("auto_pause_after", 0, 1000, &r.AutoPauseAfter)
+	integer("keep_runs", 1, 1_000_000, &r.KeepRuns)
+	if val, ok := f.vals["paused"]; ok {
+		b, isBool := val.(bool)
+		if !isBool {
+			bad("paused", "paused must be true or false")
+		}
+		r.Paused = b
+	}
+	if val, ok := f.vals["notify_on"]; ok {
+		list, _ := val.([]any)
+		if list == nil {
+			bad("notify_on", "notify_on must be a list")
+		}
+		for i, item := range list {
+			s, _ := item.(string)
+			if s != "success" && s != "failure" && s != "change" {
+				v.problem(name, fmt.Sprintf("%s[%d]", f.paths["notify_on"], i), "notify_on entries are success, failure or change, got %v", item)
+				continue
+			}
+			r.NotifyOn = append(r.NotifyOn, s)
+		}
+	}
+	if s, ok := str("dir"); ok {
+		r.Dir = expandHome(s)
+	}
+	if val, ok := f.vals["env"]; ok {
+		m, isMap := val.(map[string]any)
+		if !isMap {
+			bad("env", "env must be a table of strings, e.g. env = { KEY = \"value\" }")
+		}
+		r.Env = map[string]string{}
+		for _, k := range sortedKeys(m) {
+			s, isStr := m[k].(string)
+			if !isStr || strings.ContainsAny(k, "=\x00") || strings.ContainsRune(s, 0) {
+				v.problem(name, f.paths["env"]+"."+k, "env %q must be a string without NUL and a name without '='", k)
+				continue
+			}
+			r.Env[k] = s
+		}
+	}
+	v.scheduleOf(r, f, name)
+	v.actionOf(r, f, name)
+	if len(v.problems) > start {
+		return nil
+	}
+	return r
+}
+
+// scheduleOf validates exactly one of cron, every, at (+days) and compiles it.
+func (v *validator) scheduleOf(r *Routine, f fields, name string) {
+	bad := func(k, format string, args ...any) { v.problem(name, f.paths[k], format, args...) }
+	var set []string
+	for _, k := range scheduleKeys {
+		if _, ok := f.vals[k]; ok {
+			set = append(set, k)
+		}
+	}
+	if len(set) != 1 {
+		if len(set) == 0 {
+			v.problems = append(v.problems, Problem{File: v.file, Line: r.Line, Col: r.Col, Routine: name,
+				Message: "routine needs exactly one schedule: cron, every or at"})
+		} else {
+			bad(set[1], "routine has two schedule kinds (%s); keep exactly one of cron, every, at", strings.Join(set, " and "))
+		}
+		return
+	}
+	r.Kind = set[0]
+	if _, ok := f.vals["days"]; ok && r.Kind != KindAt {
+		bad("days", "days only applies to an at schedule")
+	}
+	switch r.Kind {
+	case KindCron:
+		s, _ := f.vals["cron"].(string)
+		spec, err := parseCron(s)
+		if err != nil {
+			bad("cron", "%v", err)
+			return
+		}
+		r.Cron, r.sched = s, &calendarSchedule{specs: []*cron.SpecSchedule{spec}, loc: r.Location}
+	case KindEvery:
+		s, _ := f.vals["every"].(string)
+		d, err := time.ParseDuration(s)
+		if err != nil || d < time.Second {
+			bad("every", "every must be a duration of at least 1s, got %q", f.vals["every"])
+			return
+		}
+		r.Every = d
+	case KindAt:
+		var at []string
+		switch val := f.vals["at"].(type) {
+		case string:
+			at = []string{val}
+		case []any:
+			for _, x := range val {
+				s, _ := x.(string)
+				at = append(at, s)
+			}
+		}
+		if len(at) == 0 {
+			bad("at", "at must be a list of \"HH:MM\" times")
+			return
+		}
+		if dv, ok := f.vals["days"]; ok {
+			list, _ := dv.([]any)
+			if len(list) == 0 {
+				bad("days", "days must be a non-empty list like [\"mon\", \"fri\"]")
+			}
+			for i, x := range list {
+				s, _ := x.(string)
+				d, known := weekdays[strings.ToLower(s)]
+				if !known {
+					v.problem(name, fmt.Sprintf("%s[%d]", f.paths["days"], i), "unknown day %v (want mon, tue, wed, thu, fri, sat, sun)", x)
+					continue
+				}
+				r.Days = append(r.Days, d)
+			}
+			sort.Slice(r.Days, func(i, j int) bool { return r.Days[i] < r.Days[j] })
+		}
+		cs := &calendarSchedule{loc: r.Location}
+		for i, s := range at {
+			spec, err := atSpec(s, r.Days)
+			if err != nil {
+				v.problem(name, fmt.Sprintf("%s[%d]", f.paths["at"], i), "%v", err)
+				continue
+			}
+			cs.specs = append(cs.specs, spec)
+		}
+		r.At, r.sched = at, cs
+	}
+}
+
+// actionOf validates exactly one action key and decodes it into its action spec.
+func (v *validator) actionOf(r *Routine, f fields, name string) {
+	bad := func(k, format string, args ...any) { v.problem(name, f.paths[k], format, args...) }
+	var set []string
+	for _, k := range actionKeys {
+		if _, ok := f.vals[k]; ok {
+			set = append(set, k)
+		}
+	}
+	if len(set) != 1 {
+		if len(set) == 0 {
+			v.problems = append(v.problems, Problem{File: v.file, Line: r.Line, Col: r.Col, Routine: name,
+				Message: "routine needs exactly one action: run, shell, watch, notify or ping"})
+		} else {
+			bad(set[1], "routine has two actions (%s); keep exactly one", strings.Join(set, " and "))
+		}
+		return
+	}
+	k := set[0]
+	r.Action = k
+	val := f.vals[k]
+	tableOf := func(allowed ...string) map[string]any {
+		m, ok := val.(map[string]any)
+		if !ok {
+			bad(k, "%s must be a table like %s = { %s = ... }", k, k, allowed[0])
+			return nil
+		}
+		for _, key := range sortedKeys(m) {
+			if !contains(allowed, key) {
+				v.problem(name, f.paths[k]+"."+key, "unknown key %q in %s (want %s)", key, k, strings.Join(allowed, ", "))
+			}
+		}
+		return m
+	}
+	sget := func(m map[string]any, key string) string {
+		s, ok := m[key].(string)
+		if _, present := m[key]; present && !ok {
+			v.problem(name, f.paths[k]+"."+key, "%s.%s must be a string", k, key)
+		}
+		return s
+	}
+	var spec any
+	switch k {
+	case "run":
+		list, _ := val.([]any)
+		argv := make([]string, 0, len(list))
+		for _, x := range list {
+			s, ok := x.(string)
+			if !ok {
+				bad(k, "run must be a list of strings (argv)")
+				return
+			}
+			argv = append(argv, s)
+		}
+		if len(argv) == 0 || argv[0] == "" {
+			bad(k, "run must be a non-empty argv list like [\"/usr/bin/true\"]")
+			return
+		}
+		spec = action.RunSpec{Argv: argv}
+	case "shell":
+		s, ok := val.(string)
+		if !ok || strings.TrimSpace(s) == "" {
+			bad(k, "shell must be a non-empty string")
+			return
+		}
+		spec = action.ShellSpec{Script: s}
+	case "watch":
+		m := tableOf("url", "selector", "ignore", "method", "headers")
+		if m == nil {
+			return
+		}
+		w := action.WatchSpec{URL: sget(m, "url"), Selector: sget(m, "selector"), Method: sget(m, "method")}
+		if _, present := m["selector"]; !present {
+			w.Selector = ""
+		}
+		if ig, ok := m["ignore"].([]any); ok {
+			for _, x := range ig {
+				s, _ := x.(string)
+				w.Ignore = append(w.Ignore, s)
+			}
+		}
+		if h, ok := m["headers"].(map[string]any); ok {
+			w.Headers = map[string]string{}
+			for hk, hv := range h {
+				s, _ := hv.(string)
+				w.Headers[hk] = s
+			}
+		}
+		spec = w
+	case "notify":
+		m := tableOf("title", "body")
+		if m == nil {
+			return
+		}
+		spec = action.NotifySpec{Title: sget(m, "title"), Body: sget(m, "body")}
+	case "ping":
+		m := tableOf("url", "method")
+		if m == nil {
+			return
+		}
+		spec = action.PingSpec{URL: sget(m, "url"), Method: sget(m, "method")}
+	}
+	if val, ok := spec.(interface{ Validate() []action.FieldError }); ok {
+		for _, fe := range val.Validate() {
+			path := f.paths[k]
+			if fe.Key != "" {
+				path += "." + fe.Key
+			}
+			v.problem(name, path, "%s: %s", k, fe.Message)
+		}
+	}
+	r.Spec = spec
+}
+
+// expandHome turns a leading "~" into the user's home directory.
+func expandHome(dir string) string {
+	if dir == "~" || strings.HasPrefix(dir, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, dir[1:])
+		}
+	}
+	return dir
+}
