@@ -2,7 +2,7 @@ package ownership
 
 // CONTRACT FILE: the types below are what scheduler/, app/cli and app/desktop code against. The
 // functions live in files with one job each: acquire.go (Acquire, Wait), takeover.go (Takeover),
-// handle.go (Handle), inspect.go (Inspect, Observer), statedir.go (StateDir).
+// handle.go (Handle), inspect.go (Inspect), observer.go (Observer), statedir.go (StateDir).
 
 import (
 	"fmt"

@@ -1,6 +1,18 @@
 package ownership
 
-import "time"
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// staleBeats is how many heartbeat intervals without a new heartbeat make an owner
+// "not-heartbeating" (DESIGN.md §3 "Wedged owner").
+const staleBeats = 3
+
+// stallGrace is how far past its due time a slot may be before an owner whose progress counter
+// has not moved is "stalled": generous, since runs carry jitter and the scheduler may be busy.
+const stallGrace = time.Minute
 
 // DiagnosisKind names one way an owner can look unhealthy (DESIGN.md §3 "Wedged owner").
 type DiagnosisKind string
@@ -40,3 +52,91 @@ type Status struct {
 
 // Healthy reports whether an owner holds the guard and no diagnosis was made.
 func (s Status) Healthy() bool { return s.Held && len(s.Diagnoses) == 0 }
+
+// facts are the inputs of diagnose: what one look saw (look) plus the judgement of the two
+// time-based conditions, made from the record's wall-clock times (judgeByWallClock) or on an
+// Observer's monotonic clock (Observer.track).
+type facts struct {
+	status    Status
+	recordErr error         // why owner.json could not be read (nil when fine or missing)
+	stale     bool          // no new heartbeat for staleBeats intervals
+	silentFor time.Duration // how long without a heartbeat, for the message
+	stalled   bool          // work due past its grace and the progress counter did not move
+}
+
+// heartbeatInterval returns the record's heartbeat interval, or DefaultHeartbeat when it does not
+// say.
+func heartbeatInterval(r *Record) time.Duration {
+	if r.HeartbeatIntervalMS <= 0 {
+		return DefaultHeartbeat
+	}
+	return time.Duration(r.HeartbeatIntervalMS) * time.Millisecond
+}
+
+// judgeByWallClock judges staleness and stall from the record's own timestamps, for a look with
+// no history: the heartbeat is older than staleBeats intervals, or the next due slot is more
+// than stallGrace in the past.
+func (f *facts) judgeByWallClock() {
+	r := f.status.Record
+	if r == nil {
+		return
+	}
+	f.silentFor = f.status.HeartbeatAge
+	f.stale = f.silentFor > staleBeats*heartbeatInterval(r)
+	f.stalled = !r.NextDueAt.IsZero() && f.status.ObservedAt.Sub(r.NextDueAt) > stallGrace
+}
+
+// diagnose turns facts into findings a person can act on (DESIGN.md §3 "Wedged owner"; issue 3
+// item 9). It has no authority: the guard alone decides who owns.
+func diagnose(f facts) []Diagnosis {
+	st, r := f.status, f.status.Record
+	out := []Diagnosis{}
+	add := func(k DiagnosisKind, since time.Time, format string, a ...any) {
+		out = append(out, Diagnosis{Kind: k, Message: fmt.Sprintf(format, a...), Since: since})
+	}
+	if f.recordErr != nil && errors.Is(f.recordErr, errGarbage) && st.Held {
+		add(DiagRecordUnreadable, time.Time{}, "%v; the owner rewrites it on its next heartbeat", f.recordErr)
+	}
+	if !st.Held {
+		if r != nil && r.State != StateReleased && st.Alive {
+			add(DiagGuardReplaced, time.Time{},
+				"owner.json says pid %d owns, but owner.lock is not locked: the guard file was deleted or replaced; that owner stops admitting runs on its next heartbeat",
+				r.PID)
+		}
+		return out
+	}
+	switch {
+	case r == nil && st.HolderPID != 0:
+		add(DiagLockHeldByOther, time.Time{}, "pid %d holds owner.lock but owner.json does not describe it", st.HolderPID)
+		return out
+	case r == nil:
+		return out
+	case !st.Alive:
+		who := "an unknown process"
+		if st.HolderPID != 0 {
+			who = fmt.Sprintf("pid %d", st.HolderPID)
+		}
+		add(DiagLockHeldByOther, time.Time{},
+			"owner.lock is held by %s, but the recorded owner (pid %d on %s) is not running; end %s to free the routines",
+			who, r.PID, r.Host, who)
+		return out
+	case st.HolderPID != 0 && st.HolderPID != r.PID:
+		add(DiagLockHeldByOther, time.Time{},
+			"owner.lock is held by pid %d, not by the recorded owner pid %d (an inherited descriptor?); end pid %d to free the routines",
+			st.HolderPID, r.PID, st.HolderPID)
+		return out
+	}
+	if r.State == StateYielding {
+		add(DiagDraining, r.YieldingSince, "the owner (pid %d) is handing over and waits for %d run(s) in flight to finish", r.PID, r.InFlight)
+	}
+	if f.stale {
+		add(DiagNotHeartbeating, r.HeartbeatAt,
+			"the owner (pid %d) is running but has not written a heartbeat for %s (suspended or wedged); `routinely daemon --takeover --kill-wedged` can end it",
+			r.PID, f.silentFor.Round(time.Second))
+	} else if f.stalled && r.State == StateOwning {
+		add(DiagStalled, r.NextDueAt,
+			"the owner (pid %d) heartbeats, but a run due at %s has not been handled (progress %d)",
+			r.PID, r.NextDueAt.Local().Format(time.TimeOnly), r.Progress)
+	}
+	return out
+}

@@ -38,9 +38,12 @@ func nextEpoch(dir string, prev *Record, floor uint64, log *slog.Logger) (uint64
 }
 
 // storeEpoch overwrites dir/epoch in place with a fixed-width line (20 digits and a newline) and
-// fsyncs it. An in-place write of 21 bytes stays inside one disk sector and changes no directory
-// entry, so one fsync makes it durable; a temp file and rename would need a second fsync of the
-// directory on the crash-recovery path. The directory is synced only when the file is new.
+// fsyncs it: one fsync, where a temp file and rename would need a second one of the directory on
+// the crash-recovery path. Only the guard holder writes or reads it, so no reader sees it half
+// written. A power cut during the write can at worst mix the old and new digits of one sector,
+// giving a value between the two; the owner that was writing never acted (Acquire had not
+// returned), so no epoch that fenced anything can be handed out again. The directory is synced
+// only when the file is new.
 func storeEpoch(dir string, epoch uint64) error {
 	path := filepath.Join(dir, epochName)
 	_, statErr := os.Stat(path)
@@ -50,7 +53,7 @@ func storeEpoch(dir string, epoch uint64) error {
 	}
 	_, err = f.WriteAt([]byte(fmt.Sprintf("%020d\n", epoch)), 0)
 	if err == nil {
-		err = f.Truncate(21) // a shorter file is impossible, a longer one was hand-edited
+		err = f.Truncate(21) // drop anything longer, e.g. left by a hand edit
 	}
 	if err == nil {
 		err = f.Sync()

@@ -58,7 +58,7 @@ func writeFileAtomic(dir, name string, data []byte, durable bool) (err error) {
 	if werr != nil {
 		return fmt.Errorf("write %s: %w", filepath.Join(dir, name), werr)
 	}
-	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+	if err := replaceFile(tmp, filepath.Join(dir, name)); err != nil {
 		return fmt.Errorf("write %s: %w", filepath.Join(dir, name), err)
 	}
 	if durable {
@@ -83,20 +83,64 @@ func readJSON(dir, name string, v any) error {
 	return nil
 }
 
-// readRecord returns owner.json, nil when it is missing, or errGarbage (wrapped) when it cannot
-// be parsed or lacks a token. Readers treat every failure as "owner unknown".
-func readRecord(dir string) (*Record, error) {
-	var r Record
-	err := readJSON(dir, recordName, &r)
+// readStateFile reads the JSON state file dir/name. It returns (nil, nil) when the file is
+// missing, errGarbage (wrapped, naming the file) when it does not parse or lacks what complete
+// requires (missing says what, for the message), or the read error (wrapped).
+func readStateFile[T any](dir, name, missing string, complete func(*T) bool) (*T, error) {
+	v := new(T)
+	err := readJSON(dir, name, v)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
 	case err != nil:
 		return nil, err
-	case r.Token == "" || r.PID <= 0:
-		return nil, fmt.Errorf("%s is %w (no token or pid)", filepath.Join(dir, recordName), errGarbage)
+	case !complete(v):
+		return nil, fmt.Errorf("%s is %w (no %s)", filepath.Join(dir, name), errGarbage, missing)
 	}
-	return &r, nil
+	return v, nil
+}
+
+// readRecord returns owner.json, nil when it is missing, or errGarbage (wrapped) when it cannot
+// be parsed or lacks a token or pid. Readers treat every failure as "owner unknown".
+func readRecord(dir string) (*Record, error) {
+	return readStateFile(dir, recordName, "token or pid", func(r *Record) bool { return r.Token != "" && r.PID > 0 })
+}
+
+// readRequest returns takeover.json, nil when it is missing, or errGarbage (wrapped) when it
+// cannot be parsed or has no id.
+func readRequest(dir string) (*Request, error) {
+	return readStateFile(dir, requestName, "id", func(r *Request) bool { return r.ID != "" })
+}
+
+// readReply returns takeover.reply.json, or nil when it is missing or unreadable (a challenger
+// then simply has no answer yet).
+func readReply(dir string) *Reply {
+	r, err := readStateFile(dir, replyName, "request id", func(r *Reply) bool { return r.RequestID != "" })
+	if err != nil {
+		return nil
+	}
+	return r
+}
+
+// removeRequest deletes takeover.json, and the reply to it, if the file still holds request id
+// ("" removes whatever is there). The re-read narrows, but cannot close, the window in which a
+// newer challenger's request could be deleted by mistake.
+func removeRequest(dir, id string) {
+	if id != "" {
+		if r, err := readRequest(dir); err == nil && (r == nil || r.ID != id) {
+			return
+		}
+	}
+	_ = os.Remove(filepath.Join(dir, requestName)) // already gone is fine
+	removeReply(dir, id)
+}
+
+// removeReply deletes takeover.reply.json if it answers request id ("" removes whatever is there).
+func removeReply(dir, id string) {
+	if r := readReply(dir); r != nil && id != "" && r.RequestID != id {
+		return
+	}
+	_ = os.Remove(filepath.Join(dir, replyName)) // already gone is fine
 }
 
 // removeStaleTemps deletes temp files that a process killed mid-write left behind, so no file

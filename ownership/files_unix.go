@@ -13,3 +13,7 @@ func syncDir(dir string) error {
 	defer d.Close()
 	return d.Sync()
 }
+
+// replaceFile renames tmp over path; rename(2) replaces it atomically even while readers have it
+// open.
+func replaceFile(tmp, path string) error { return os.Rename(tmp, path) }

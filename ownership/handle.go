@@ -7,42 +7,48 @@ import (
 	"time"
 )
 
-// eventBuffer bounds Handle.Events: when a consumer falls this far behind, further events are
-// dropped rather than blocking the heartbeat.
+// eventBuffer bounds Handle.Events and the queue of requests for Options.OnRequest: when a
+// consumer falls this far behind, further items are dropped (and logged) rather than blocking
+// the heartbeat.
 const eventBuffer = 64
 
 // Handle is held by the owning process for as long as it owns. Its methods are safe for
-// concurrent use. One goroutine (the heartbeat loop, heartbeat.go) writes the owner record and
-// answers takeover requests; the methods below only change in-memory state and nudge it.
+// concurrent use and never block on I/O: they change in-memory state and nudge the heartbeat
+// loop (heartbeat.go), the one goroutine that writes owner.json and takeover.reply.json, answers
+// takeover requests (takeover_owner.go) and finally releases the guard.
 type Handle struct {
 	dir      string
 	opts     Options
 	log      *slog.Logger
-	g        *guard
+	guard    *guard
 	token    string
 	epoch    uint64
 	interval time.Duration
 
 	mu        sync.Mutex
-	rec       Record
-	admitting bool
+	rec       Record // owner.json as the next write will put it
+	admitting bool   // BeginRun may start runs
 	inFlight  int
 	idle      chan struct{} // closed while inFlight == 0
-	// yieldFor is the approved takeover request being drained for ("" with releasing: Release).
-	yieldFor  *Request
-	releasing bool
-	pending   *Request        // valid request awaiting Decide (PolicyAsk)
-	decided   *Reply          // Decide's answer, for the loop to apply
-	answered  map[string]bool // request ids already denied
-	events    chan Event
-	closed    bool  // events closed and lost closed
-	lostErr   error // ErrReleased or ErrGuardReplaced once lost
-	lost      chan struct{}
-	wake      chan struct{}
-	loopDone  chan struct{}
+
+	// Takeover state. pending and yieldFor are written only by the heartbeat loop.
+	pending   *Request        // valid request awaiting a decision (Decide or the policy)
+	decided   *Reply          // the decision, for the loop to apply
+	yieldFor  *Request        // approved request being drained for; nil when not yielding
+	releasing bool            // Release was called (drain, then release to nobody)
+	denied    map[string]bool // request ids already denied, not asked about again
+	asks      chan Request    // requests for the OnRequest goroutine (nil without OnRequest)
+
+	events   chan Event
+	closed   bool  // the handle is lost: events, lost and asks are closed
+	lostErr  error // ErrReleased or ErrGuardReplaced once lost
+	lost     chan struct{}
+	wake     chan struct{} // nudges the heartbeat loop (capacity 1)
+	loopDone chan struct{} // closed when the heartbeat loop has returned
 }
 
-// Epoch returns this owner's fencing epoch (strictly greater than every earlier owner's).
+// Epoch returns this owner's fencing epoch: strictly greater than every earlier owner's of this
+// state directory, and already durable on disk. The scheduler stamps it on every run.
 func (h *Handle) Epoch() uint64 { return h.epoch }
 
 // Token returns this owner's random token (takeover requests are addressed to it).
@@ -66,7 +72,8 @@ func (h *Handle) recordLocked() Record {
 	return r
 }
 
-// Admitting reports whether new runs may start (false once yielding, released or guard lost).
+// Admitting reports whether new runs may start: false once yielding, releasing, released or the
+// guard was lost.
 func (h *Handle) Admitting() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -83,8 +90,9 @@ func (h *Handle) Err() error {
 }
 
 // BeginRun admits one run of routine for the scheduled time slot and counts it in flight until
-// done is called (done is idempotent). It returns ErrNotAdmitting when the owner is yielding,
-// released or has lost its guard. A yield or Release never completes while runs are in flight.
+// done is called (done is idempotent; call it when the run has ended and been recorded). It
+// returns ErrNotAdmitting when the owner is yielding, releasing, released or has lost its guard.
+// A yield or Release never completes while runs are in flight.
 func (h *Handle) BeginRun(routine string, slot time.Time) (done func(), err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -102,6 +110,8 @@ func (h *Handle) BeginRun(routine string, slot time.Time) (done func(), err erro
 	return func() { once.Do(func() { h.endRun(job) }) }, nil
 }
 
+// endRun marks job finished and, when it was the last run in flight, wakes the heartbeat loop so
+// a pending yield or Release can complete.
 func (h *Handle) endRun(job *JobInfo) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -144,8 +154,10 @@ func (h *Handle) Pending() *Request {
 }
 
 // Decide answers the pending takeover request requestID (PolicyAsk) on behalf of the user. It
-// returns ErrNoRequest when requestID is not the pending request (already answered, withdrawn or
-// expired). The answer is written and applied by the heartbeat loop within milliseconds.
+// returns ErrNoRequest when requestID is not the pending request (already answered, withdrawn,
+// expired, or the handle is lost). The heartbeat loop writes and applies the answer within
+// milliseconds; an approval is still refused if, by then, the challenger has withdrawn, died or
+// run out of time.
 func (h *Handle) Decide(requestID string, approve bool) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -162,9 +174,9 @@ func (h *Handle) Decide(requestID string, approve bool) error {
 }
 
 // Release stops admitting runs, waits for in-flight runs (or ctx), writes state "released" and
-// unlocks the guard. If ctx ends while runs are in flight it keeps the guard, returns ctx.Err(),
-// and completes the release by itself once the last run ends (Lost closes then). Releasing a
-// handle that is already lost returns nil.
+// unlocks the guard. It returns nil once released (or when the handle was already lost). If ctx
+// ends first it returns ctx.Err() and keeps the guard, then completes the release by itself once
+// the last run ends (Lost closes then): the guard is never let go with runs in flight.
 func (h *Handle) Release(ctx context.Context) error {
 	h.mu.Lock()
 	if h.closed {
@@ -188,7 +200,8 @@ func (h *Handle) Release(ctx context.Context) error {
 	}
 }
 
-// emit delivers e without blocking. Callers hold h.mu.
+// emit delivers e without blocking (dropping it, with a warning, when Events is full). Callers
+// hold h.mu.
 func (h *Handle) emit(e Event) {
 	if h.closed {
 		return

@@ -4,18 +4,20 @@ import (
 	"time"
 )
 
-// loop is the owner's only writer of owner.json and takeover.reply.json. It runs until the handle
-// is lost: every interval it beats; on a file event or a nudge it looks at takeover requests and
-// decisions; while yielding it waits for the in-flight runs to finish, then releases.
+// loop is the heartbeat loop: the owner's only writer of owner.json and takeover.reply.json, and
+// the only goroutine that answers takeover requests and lets go of the guard. It runs until the
+// handle is lost: every interval it beats; on a file event about takeover.json or a nudge
+// (Decide, Release, the last run ending) it looks at takeover requests and decisions; while
+// yielding or releasing it completes as soon as no run is in flight. It owns w and closes it.
 func (h *Handle) loop(w *dirWatcher) {
 	defer close(h.loopDone)
 	defer w.close()
-	h.writeRecord(true)
+	h.writeRecord(true) // make the record startOwning wrote durable
 	t := time.NewTicker(h.interval)
 	defer t.Stop()
 	for {
 		h.mu.Lock()
-		var idle chan struct{}
+		var idle chan struct{} // nil (never ready) unless draining
 		if h.yieldFor != nil || h.releasing {
 			idle = h.idle
 		}
@@ -41,7 +43,7 @@ func (h *Handle) loop(w *dirWatcher) {
 // disk, rewrite the record, look for takeover requests. It returns false when the guard was
 // replaced and the handle is lost.
 func (h *Handle) beat() bool {
-	if err := h.g.intact(); err != nil {
+	if err := h.guard.intact(); err != nil {
 		h.loseGuard(err)
 		return false
 	}
@@ -61,10 +63,15 @@ func (h *Handle) writeRecord(durable bool) {
 	h.mu.Unlock()
 	if err := writeJSONAtomic(h.dir, recordName, rec, durable); err != nil {
 		h.log.Warn("owner record not written; still owning", "err", err)
-		h.mu.Lock()
-		h.emit(Event{Kind: EventWriteFailed, Err: err})
-		h.mu.Unlock()
+		h.reportWriteFailure(err)
 	}
+}
+
+// reportWriteFailure sends EventWriteFailed for err.
+func (h *Handle) reportWriteFailure(err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.emit(Event{Kind: EventWriteFailed, Err: err})
 }
 
 // loseGuard handles a deleted or replaced owner.lock: stop admitting at once, report, let go of
@@ -75,33 +82,49 @@ func (h *Handle) loseGuard(err error) {
 	h.admitting = false
 	h.emit(Event{Kind: EventGuardReplaced, Err: err})
 	h.mu.Unlock()
-	_ = h.g.release()
+	if err := h.guard.release(); err != nil {
+		h.log.Warn("unlock of the replaced guard failed; it is freed when this process exits", "err", err)
+	}
 	h.close(ErrGuardReplaced)
 }
 
 // finishIfDrained completes a yield or Release once no run is in flight: state "released" is
-// written (durably) while the guard is still held, then the guard is unlocked. It returns true
-// when the handle is gone.
+// written (durably) while the guard is still held, then the guard is unlocked. A yield first
+// checks, as late as possible, that its challenger still wants the routines: one that withdrew,
+// died or ran out of time would leave them unowned, so the owner drops the request and carries
+// on instead. It returns true when the handle is gone.
 func (h *Handle) finishIfDrained() bool {
 	h.mu.Lock()
-	if (h.yieldFor == nil && !h.releasing) || h.inFlight > 0 {
-		h.mu.Unlock()
+	yieldFor, releasing := h.yieldFor, h.releasing
+	drained := (yieldFor != nil || releasing) && h.inFlight == 0
+	if drained {
+		h.admitting = false
+		h.rec.State = StateReleased
+		h.rec.InFlight = 0
+	}
+	h.mu.Unlock()
+	if !drained {
 		return false
 	}
-	h.admitting = false
-	h.rec.State = StateReleased
-	h.rec.InFlight = 0
-	h.mu.Unlock()
 	h.writeRecord(true)
-	if err := h.g.release(); err != nil {
-		// Closing the descriptor (inside release) drops the lock even when LOCK_UN failed.
-		h.log.Warn("guard unlock failed", "err", err)
+	if !releasing {
+		if why := h.goneReason(yieldFor); why != "" {
+			h.dropRequest(yieldFor, why) // back to owning, unless Release came meanwhile
+			removeRequest(h.dir, yieldFor.ID)
+			return false
+		}
+	}
+	if err := h.guard.release(); err != nil {
+		// LOCK_UN does not fail on a valid descriptor; if it ever did, the lock would stay held
+		// until this process exits: nobody else could own meanwhile, but nobody would own twice.
+		h.log.Warn("guard unlock failed; it is freed when this process exits", "err", err)
 	}
 	h.close(ErrReleased)
 	return true
 }
 
-// close marks the handle lost: Lost and Events close, the directory is free for this process.
+// close marks the handle lost: Lost, Events and the OnRequest queue close, and the directory is
+// free for another Acquire in this process.
 func (h *Handle) close(why error) {
 	unregister(h.dir)
 	h.mu.Lock()
@@ -117,4 +140,7 @@ func (h *Handle) close(why error) {
 	h.pending = nil
 	close(h.events)
 	close(h.lost)
+	if h.asks != nil {
+		close(h.asks)
+	}
 }

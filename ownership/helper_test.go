@@ -135,6 +135,10 @@ func helperContender() int {
 		case "endrun":
 			done()
 			say("endrun")
+		case "wedge":
+			// Hold the handle's lock forever: the heartbeat loop blocks, the process keeps running.
+			go cur.mu.Lock()
+			say("wedged")
 		case "admitting":
 			say("admitting %v", cur.Admitting())
 		case "decide":

@@ -14,7 +14,7 @@ type procIdentity struct {
 	StartTicks uint64 // Linux: raw start ticks since boot; 0 elsewhere
 }
 
-// startTolerance absorbs the rounding of create times derived from boot time plus ticks
+// startToleranceMS absorbs the rounding of create times derived from boot time plus ticks
 // (gopsutil on Linux) where raw ticks are not available to compare.
 const startToleranceMS = 1500
 

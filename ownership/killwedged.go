@@ -14,8 +14,8 @@ var killGrace = 5 * time.Second
 // killWedged ends an owner that is verifiably wedged (DESIGN.md §3 "Wedged owner"): on this host,
 // same uid, pid and start time still matching the record, and not heartbeating for at least
 // threshold both on obs's monotonic clock and by the record's wall-clock age. It re-checks the
-// identity right before each signal, sends SIGTERM (with SIGCONT so a suspended owner can act on
-// it), waits up to 5 s, then SIGKILL (Windows: TerminateProcess). Errors: ErrNotWedged (wrapped,
+// identity right before each signal, sends SIGTERM, waits up to 5 s for the process to exit, then
+// SIGKILL (Windows: TerminateProcess). Errors: ErrNotWedged (wrapped,
 // with the reason) when any condition fails; the signal error (wrapped) otherwise. An owner with a
 // fresh heartbeat is never signalled: busy is not wedged.
 func killWedged(ctx context.Context, dir string, obs *Observer, threshold time.Duration, log *slog.Logger) error {

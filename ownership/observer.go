@@ -8,7 +8,7 @@ import (
 // Observer watches one state directory over time for the desktop app's owner panel and for
 // kill-wedged. Unlike Inspect, it judges "not-heartbeating" and "stalled" on its own monotonic
 // clock (time since it last saw the record change), so a wall-clock step or a skewed owner clock
-// cannot fake or hide a wedge. It never touches the guard. Safe for concurrent use.
+// cannot fake or hide a wedge. Like Inspect it never takes the guard. Safe for concurrent use.
 type Observer struct {
 	dir string
 	now func() time.Time // returns monotonic readings; injectable for tests
@@ -27,19 +27,20 @@ func NewObserver(dir string) *Observer {
 }
 
 // Observe looks once and returns the status with the diagnoses that apply now. On its first look
-// (no history yet) it judges staleness like Inspect, from the record's wall-clock times. It
-// returns the errors of Inspect.
+// at an owner (no history yet) it judges staleness like Inspect, from the record's wall-clock
+// times. It returns the errors of Inspect.
 func (o *Observer) Observe() (Status, error) {
-	st, err := inspect(o.dir, time.Now())
+	f, err := look(o.dir)
 	if err != nil {
-		return st, err
+		return f.status, err
 	}
-	st.Diagnoses = diagnose(o.track(st))
-	return st, nil
+	o.track(&f)
+	f.status.Diagnoses = diagnose(f)
+	return f.status, nil
 }
 
 // unchangedFor returns how long (observer monotonic time) the record's heartbeat has not changed,
-// as of the last Observe.
+// as of the last Observe; 0 when there is no record or no history.
 func (o *Observer) unchangedFor() time.Duration {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -49,16 +50,17 @@ func (o *Observer) unchangedFor() time.Duration {
 	return o.now().Sub(o.changedAt)
 }
 
-// track updates the observer's history with st and returns the facts to diagnose.
-func (o *Observer) track(st Status) facts {
+// track updates the observer's history with what f saw and fills in f's time-based facts: stale
+// when the heartbeat has not changed for staleBeats intervals of observer time, stalled when
+// work is overdue and the progress counter has not moved for stallGrace of observer time.
+func (o *Observer) track(f *facts) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	now := o.now()
-	f := facts{status: st}
-	r := st.Record
+	r := f.status.Record
 	if r == nil {
 		o.token, o.changedAt = "", time.Time{}
-		return f
+		return
 	}
 	first := o.token != r.Token
 	if first || !r.HeartbeatAt.Equal(o.heartbeatAt) {
@@ -67,20 +69,12 @@ func (o *Observer) track(st Status) facts {
 	if first || r.Progress != o.progress {
 		o.progress, o.progressAt = r.Progress, now
 	}
-	iv := time.Duration(r.HeartbeatIntervalMS) * time.Millisecond
-	if iv <= 0 {
-		iv = DefaultHeartbeat
-	}
 	if first {
-		// No history: fall back to the wall-clock judgement of Inspect for this look.
-		f.silentFor = st.HeartbeatAge
-		f.stale = st.HeartbeatAge > staleBeats*iv
-		f.stalled = !r.NextDueAt.IsZero() && st.ObservedAt.Sub(r.NextDueAt) > stallGrace
-		return f
+		f.judgeByWallClock()
+		return
 	}
 	f.silentFor = now.Sub(o.changedAt)
-	f.stale = f.silentFor > staleBeats*iv
-	f.stalled = !r.NextDueAt.IsZero() && st.ObservedAt.After(r.NextDueAt.Add(stallGrace)) &&
+	f.stale = f.silentFor > staleBeats*heartbeatInterval(r)
+	f.stalled = !r.NextDueAt.IsZero() && f.status.ObservedAt.After(r.NextDueAt.Add(stallGrace)) &&
 		now.Sub(o.progressAt) > stallGrace
-	return f
 }

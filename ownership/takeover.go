@@ -2,7 +2,6 @@ package ownership
 
 import (
 	"context"
-
 	"fmt"
 	"os"
 	"time"
@@ -20,11 +19,14 @@ const (
 // Takeover asks the current owner to step aside and returns a Handle once this process owns. It
 // writes takeover.json addressed to the owner's token, reports progress through t.Progress
 // (Decision "pending" once the owner has seen the request), and tries the guard every 50 ms until
-// t.Timeout (default 60 s). Errors: ErrDenied (wrapped, naming the owner: it said no),
-// ErrTakeoverTimeout (wrapped, naming the owner: no yield before the deadline), ctx.Err(),
-// ErrNotWedged (wrapped, with the reason: KillWedged refused), plus those of Acquire except
-// ErrOwned. In every error case the request is withdrawn (takeover.json removed). With no owner it
-// simply acquires.
+// t.Timeout (default 60 s). The owner's reply is only news for the person waiting: this process
+// owns when, and only when, it gets the guard. With no owner it simply acquires.
+//
+// Errors: ErrDenied (wrapped, naming the owner: it said no); ErrTakeoverTimeout (wrapped, naming
+// the owner: no yield before the deadline); ctx.Err(); with t.KillWedged, ErrNotWedged (wrapped,
+// with the reason) or the signal error, see killWedged; and those of Acquire except ErrOwned. In
+// every case the request is withdrawn (takeover.json and its reply removed) before Takeover
+// returns.
 func Takeover(ctx context.Context, opts Options, t TakeoverOptions) (*Handle, error) {
 	opts, err := normalize(opts)
 	if err != nil {
@@ -40,6 +42,11 @@ func Takeover(ctx context.Context, opts Options, t TakeoverOptions) (*Handle, er
 		w: newDirWatcher(opts.Dir, opts.Logger)}
 	h, err := c.run(ctx)
 	c.withdraw()
+	if h == nil && err == nil {
+		// Deadline: the owner may have yielded between our last try and the withdrawal (it checks
+		// that the request still stands just before it unlocks); take what it handed over.
+		h, err = tryAcquire(opts, c.w)
+	}
 	if h == nil {
 		c.w.close()
 	}

@@ -1,69 +1,60 @@
 package ownership
 
 import (
-	"errors"
-	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"time"
 )
 
-// checkRequest is the owner's side of the cooperative takeover (DESIGN.md §3): read
-// takeover.json, drop it unless it is valid for this owner, write an immediate "pending" reply,
-// apply the policy or the user's decision, and start yielding on approval. Only the heartbeat
-// loop calls it.
+// checkRequest is the owner's side of the cooperative takeover (DESIGN.md §3): apply a decision
+// Decide or the policy has made, then read takeover.json; forget the request being asked about or
+// yielded for if the file no longer holds it; ignore and remove a request that is not valid for
+// this owner; answer a new one. Only the heartbeat loop calls it.
 func (h *Handle) checkRequest() {
 	h.applyDecision()
 	req, err := readRequest(h.dir)
 	if err != nil {
+		// Challengers write atomically, so this was left by hand or by a crash; nobody answers it.
 		h.log.Warn("removing unreadable takeover request", "err", err)
 		removeRequest(h.dir, "")
-		return
+		req = nil
 	}
 	h.mu.Lock()
-	current := h.current()
+	current := h.currentRequest()
 	h.mu.Unlock()
-
-	if req == nil || (current != nil && req.ID != current.ID) {
-		if current != nil {
-			h.dropRequest(current, "withdrawn")
-		}
-		if req == nil {
-			return
-		}
+	if current != nil && (req == nil || req.ID != current.ID) {
+		h.dropRequest(current, "withdrawn")
+		current = nil
 	}
-	if why := h.invalid(req); why != "" {
+	if req == nil {
+		return
+	}
+	if why := h.ignoreReason(req); why != "" {
 		h.log.Info("ignoring takeover request", "id", req.ID, "reason", why)
-		h.mu.Lock()
-		cur := h.current()
-		h.mu.Unlock()
-		if cur != nil && cur.ID == req.ID {
-			h.dropRequest(cur, why) // forget it before the files go, so Decide sees it gone
+		if current != nil {
+			h.dropRequest(current, why) // forget it before the files go, so Decide sees it gone
 		}
 		removeRequest(h.dir, req.ID)
 		return
 	}
 	h.mu.Lock()
-	seen := h.answered[req.ID] || (current != nil && current.ID == req.ID)
+	seen := current != nil || h.denied[req.ID]
 	h.mu.Unlock()
-	if seen {
-		return
+	if !seen {
+		h.newRequest(req)
 	}
-	h.newRequest(req)
 }
 
-// current returns the request being asked about or yielded for. Callers hold h.mu.
-func (h *Handle) current() *Request {
+// currentRequest returns the request being asked about or yielded for. Callers hold h.mu.
+func (h *Handle) currentRequest() *Request {
 	if h.yieldFor != nil {
 		return h.yieldFor
 	}
 	return h.pending
 }
 
-// invalid returns why req must be ignored, or "" when this owner should answer it: addressed to
+// ignoreReason returns why req must be ignored, or "" when this owner should answer it: addressed to
 // this owner's token, unexpired, written by the same user on this host, by a live requester.
-func (h *Handle) invalid(req *Request) string {
+func (h *Handle) ignoreReason(req *Request) string {
 	_, host := self()
 	switch {
 	case req.TargetToken != h.token:
@@ -80,55 +71,82 @@ func (h *Handle) invalid(req *Request) string {
 	return ""
 }
 
+// goneReason returns why the owner must no longer act on req, which it is asking about or
+// yielding for: "withdrawn" when takeover.json no longer holds it (the challenger gave up, or
+// another took its place), else a reason from ignoreReason (requester gone, deadline passed). It
+// returns "" while req still stands.
+func (h *Handle) goneReason(req *Request) string {
+	onDisk, err := readRequest(h.dir)
+	if err != nil || onDisk == nil || onDisk.ID != req.ID {
+		return "withdrawn"
+	}
+	return h.ignoreReason(onDisk)
+}
+
 // newRequest answers "pending" at once (so the challenger can tell its user), reports the
-// request, and applies the policy.
+// request, and applies the policy: allow and deny decide here; ask hands the request to
+// OnRequest (on its own goroutine, see askUser) and waits for Decide.
 func (h *Handle) newRequest(req *Request) {
 	h.writeReply(Reply{RequestID: req.ID, Decision: DecisionPending, By: "policy", At: time.Now()})
 	h.mu.Lock()
 	h.pending = req
 	h.emit(Event{Kind: EventTakeoverRequested, Request: req})
-	h.mu.Unlock()
 	switch h.opts.Policy {
 	case PolicyAllow, PolicyDeny:
-		h.mu.Lock()
-		h.decided = &Reply{RequestID: req.ID, Decision: DecisionDenied, By: "policy", At: time.Now()}
+		d := DecisionDenied
 		if h.opts.Policy == PolicyAllow {
-			h.decided.Decision = DecisionApproved
+			d = DecisionApproved
 		}
-		h.mu.Unlock()
-		h.applyDecision()
+		h.decided = &Reply{RequestID: req.ID, Decision: d, By: "policy", At: time.Now()}
 	default:
-		if h.opts.OnRequest != nil {
-			h.opts.OnRequest(*req)
-		}
+		h.askUser(*req)
+	}
+	h.mu.Unlock()
+	h.applyDecision()
+}
+
+// askUser queues req for Options.OnRequest without blocking. Callers hold h.mu.
+func (h *Handle) askUser(req Request) {
+	if h.asks == nil || h.closed {
+		return
+	}
+	select {
+	case h.asks <- req:
+	default:
+		h.log.Warn("takeover request not handed to OnRequest: it has not returned from earlier ones", "id", req.ID)
+	}
+}
+
+// deliverAsks calls Options.OnRequest for each queued request, in order, until the handle is
+// lost. It runs on its own goroutine so that a callback that waits for a person never holds up
+// the heartbeat: a silent heartbeat would look wedged, and kill-wedged could end this owner.
+func (h *Handle) deliverAsks() {
+	for req := range h.asks {
+		h.opts.OnRequest(req)
 	}
 }
 
 // applyDecision writes the reply recorded by Decide or the policy and acts on it: a denial is
-// remembered so the same request is not asked again; an approval stops admitting runs and starts
-// the drain (finishIfDrained releases once nothing is in flight).
+// remembered so the same request is not asked again; an approval, if the request still stands,
+// stops admitting runs and starts the drain (finishIfDrained releases once nothing is in
+// flight). Only the heartbeat loop calls it; it alone changes pending and yieldFor.
 func (h *Handle) applyDecision() {
 	h.mu.Lock()
 	d, req := h.decided, h.pending
 	h.decided = nil
+	h.mu.Unlock()
 	if d == nil || req == nil || req.ID != d.RequestID {
-		h.mu.Unlock()
 		return
 	}
 	if d.Decision == DecisionApproved {
-		// The user may have clicked after the requester died or the deadline passed.
-		h.mu.Unlock()
-		if why := h.invalid(req); why != "" {
+		// The user may have clicked after the challenger withdrew, died or ran out of time.
+		if why := h.goneReason(req); why != "" {
 			h.dropRequest(req, why)
 			removeRequest(h.dir, req.ID)
 			return
 		}
-		h.mu.Lock()
-		if h.pending == nil || h.pending.ID != req.ID {
-			h.mu.Unlock()
-			return
-		}
 	}
+	h.mu.Lock()
 	h.pending = nil
 	if d.Decision == DecisionApproved {
 		h.admitting = false
@@ -137,7 +155,7 @@ func (h *Handle) applyDecision() {
 		h.rec.YieldingSince = time.Now()
 		h.emit(Event{Kind: EventYielding, Request: req})
 	} else {
-		h.answered[req.ID] = true
+		h.denied[req.ID] = true
 	}
 	h.emit(Event{Kind: EventTakeoverResolved, Request: req, Reply: d})
 	h.mu.Unlock()
@@ -179,52 +197,6 @@ func (h *Handle) dropRequest(req *Request, why string) {
 func (h *Handle) writeReply(r Reply) {
 	if err := writeJSONAtomic(h.dir, replyName, r, false); err != nil {
 		h.log.Warn("takeover reply not written", "err", err)
-		h.mu.Lock()
-		h.emit(Event{Kind: EventWriteFailed, Err: err})
-		h.mu.Unlock()
+		h.reportWriteFailure(err)
 	}
-}
-
-// readRequest returns takeover.json, nil when missing, or an error for garbage.
-func readRequest(dir string) (*Request, error) {
-	var r Request
-	err := readJSON(dir, requestName, &r)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil
-	case err != nil:
-		return nil, err
-	case r.ID == "":
-		return nil, fmt.Errorf("%s is %w (no id)", filepath.Join(dir, requestName), errGarbage)
-	}
-	return &r, nil
-}
-
-// readReply returns takeover.reply.json or nil when missing or unreadable.
-func readReply(dir string) *Reply {
-	var r Reply
-	if readJSON(dir, replyName, &r) != nil {
-		return nil
-	}
-	return &r
-}
-
-// removeRequest deletes takeover.json if it still is request id ("" removes whatever is there):
-// the re-read narrows the window in which a newer request could be deleted by mistake.
-func removeRequest(dir, id string) {
-	if id != "" {
-		if r, err := readRequest(dir); err == nil && (r == nil || r.ID != id) {
-			return
-		}
-	}
-	_ = os.Remove(filepath.Join(dir, requestName))
-	removeReply(dir, id)
-}
-
-// removeReply deletes takeover.reply.json if it answers request id ("" removes whatever is there).
-func removeReply(dir, id string) {
-	if r := readReply(dir); r != nil && id != "" && r.RequestID != id {
-		return
-	}
-	_ = os.Remove(filepath.Join(dir, replyName))
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -303,4 +304,123 @@ func TestOwnerNoticesRequestWithinOneSecond(t *testing.T) {
 		t.Fatal("no pending request on the handle")
 	}
 	ch.kill()
+}
+
+// testRequest returns a takeover request addressed to token whose requester is this test
+// process (alive, same user and host), expiring in a minute.
+func testRequest(token string) Request {
+	id, host := self()
+	now := time.Now()
+	return Request{ID: "r-" + now.Format("150405.000000000"), TargetToken: token,
+		Requester:   Requester{PID: id.PID, PIDStartMS: id.StartMS, PIDStartTicks: id.StartTicks, Host: host, UID: os.Getuid()},
+		RequestedAt: now, ExpiresAt: now.Add(time.Minute)}
+}
+
+// An owner draining for an approved request keeps the routines when the challenger dies before
+// the last run ends: it never yields to a requester that is gone, which would leave the
+// routines unowned.
+func TestDrainAbandonedWhenChallengerDies(t *testing.T) {
+	dir := testDir(t)
+	// A heartbeat a minute away: only the end of the run can prompt the release.
+	h := acquireT(t, Options{Dir: dir, HeartbeatInterval: time.Minute})
+	done, err := h.BeginRun("backup", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := startHelper(t, "takeover", dir, envTimeout+"=60000")
+	ch.expect("progress "+string(DecisionApproved), long)
+	eventually(t, long, "owner draining", func() bool { return !h.Admitting() })
+	ch.kill() // SIGKILL: its takeover.json stays behind
+	done()
+	eventually(t, long, "owner admitting again", h.Admitting)
+	if err := h.Err(); err != nil {
+		t.Fatalf("owner gave up the routines to a dead challenger: %v", err)
+	}
+	if st, _ := Inspect(dir); !st.Held || st.HolderPID != os.Getpid() {
+		t.Fatalf("guard after the challenger died: %+v", st)
+	}
+	assertNoTakeoverFiles(t, dir)
+}
+
+// A user's approval arriving after the request was withdrawn and another took its place is not
+// applied to the newcomer: the owner keeps owning and asks about the new request.
+func TestApprovalOfReplacedRequestIgnored(t *testing.T) {
+	dir := testDir(t)
+	var handle atomic.Pointer[Handle]
+	first, second := make(chan Request, 1), make(chan Request, 1)
+	var replaced sync.Once
+	h := acquireT(t, Options{Dir: dir, Policy: PolicyAsk, HeartbeatInterval: time.Minute,
+		OnRequest: func(r Request) {
+			handle := handle.Load()
+			asked := false
+			replaced.Do(func() {
+				asked = true
+				// The challenger withdraws and another writes its own request; the user then
+				// clicks Approve on the prompt for the first one.
+				next := testRequest(handle.Token())
+				if err := writeJSONAtomic(dir, requestName, next, false); err != nil {
+					t.Error(err)
+				}
+				_ = handle.Decide(r.ID, true) // may already be ErrNoRequest
+				first <- r
+			})
+			if !asked {
+				second <- r
+			}
+		}})
+	handle.Store(h)
+	a := testRequest(h.Token())
+	if err := writeJSONAtomic(dir, requestName, a, false); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-first:
+	case <-time.After(long):
+		t.Fatal("OnRequest not called")
+	}
+	select {
+	case b := <-second:
+		if b.ID == a.ID {
+			t.Fatalf("asked about %s again", a.ID)
+		}
+	case <-h.Lost():
+		t.Fatalf("owner yielded for a withdrawn request: %v", h.Err())
+	case <-time.After(long):
+		t.Fatal("the new request was never asked about")
+	}
+	if !h.Admitting() || h.Err() != nil {
+		t.Fatalf("owner after a stale approval: admitting=%v err=%v", h.Admitting(), h.Err())
+	}
+}
+
+// OnRequest may be slow (a careless UI that waits for the user): the heartbeat goes on, so no
+// observer sees a wedge and kill-wedged never ends an owner that is asking its user.
+func TestSlowOnRequestKeepsHeartbeat(t *testing.T) {
+	dir := testDir(t)
+	interval := 100 * time.Millisecond
+	entered, unblock := make(chan Request, 1), make(chan struct{})
+	h := acquireT(t, Options{Dir: dir, Policy: PolicyAsk, HeartbeatInterval: interval,
+		OnRequest: func(r Request) { entered <- r; <-unblock }})
+	t.Cleanup(func() { close(unblock) }) // before the Release registered by acquireT
+	req := testRequest(h.Token())
+	if err := writeJSONAtomic(dir, requestName, req, false); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-entered:
+	case <-time.After(long):
+		t.Fatal("OnRequest not called")
+	}
+	since := time.Now()
+	eventually(t, long, "heartbeats while OnRequest blocks", func() bool {
+		r, _ := readRecord(dir)
+		return r != nil && r.HeartbeatAt.After(since.Add(3*interval))
+	})
+	if err := h.Decide(req.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, long, "denial written while OnRequest blocks", func() bool {
+		r := readReply(dir)
+		return r != nil && r.RequestID == req.ID && r.Decision == DecisionDenied
+	})
 }

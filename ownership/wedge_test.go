@@ -148,26 +148,43 @@ func TestKillWedged(t *testing.T) {
 		}
 		assertOwnedBy(t, dir, owner, token)
 	})
-	t.Run("stopped-ended", func(t *testing.T) {
-		dir := testDir(t)
-		owner, epoch, _ := startOwner(t, dir, PolicyAsk)
-		if err := owner.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
-			t.Fatal(err)
-		}
-		h, err := Takeover(context.Background(), Options{Dir: dir}, opt)
-		if err != nil {
-			t.Fatalf("kill-wedged against a stopped owner: %v", err)
-		}
-		defer h.Release(context.Background())
-		select {
-		case <-owner.exited:
-		case <-time.After(long):
-			t.Fatal("wedged owner still running")
-		}
-		if h.Epoch() <= epoch {
-			t.Fatalf("epoch %d after wedged owner's %d", h.Epoch(), epoch)
-		}
-	})
+	// A wedged process that still runs exits on SIGTERM; a stopped one cannot act on it and is
+	// ended by the SIGKILL after the grace period.
+	for _, tc := range []struct {
+		name   string
+		wedge  func(*proc)
+		signal syscall.Signal
+	}{
+		{"running-wedged-terminated", func(p *proc) { p.send("wedge"); p.expect("wedged", long) }, syscall.SIGTERM},
+		{"stopped-killed", func(p *proc) {
+			if err := p.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+				t.Fatal(err)
+			}
+		}, syscall.SIGKILL},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := testDir(t)
+			owner, epoch, _ := startOwner(t, dir, PolicyAsk)
+			tc.wedge(owner)
+			h, err := Takeover(context.Background(), Options{Dir: dir}, opt)
+			if err != nil {
+				t.Fatalf("kill-wedged against a wedged owner: %v", err)
+			}
+			defer h.Release(context.Background())
+			select {
+			case <-owner.exited:
+			case <-time.After(long):
+				t.Fatal("wedged owner still running")
+			}
+			ws := owner.cmd.ProcessState.Sys().(syscall.WaitStatus)
+			if !ws.Signaled() || ws.Signal() != tc.signal {
+				t.Fatalf("owner ended by %v, want %v", owner.cmd.ProcessState, tc.signal)
+			}
+			if h.Epoch() <= epoch {
+				t.Fatalf("epoch %d after wedged owner's %d", h.Epoch(), epoch)
+			}
+		})
+	}
 }
 
 // A heartbeating owner whose scheduler does not handle a due slot is reported stalled.
@@ -246,5 +263,26 @@ func TestLockHeldByOtherNamesHolder(t *testing.T) {
 	if !hasDiag(st, DiagLockHeldByOther) || st.HolderPID != holder.pid() ||
 		!strings.Contains(st.Diagnoses[0].Message, fmt.Sprint(holder.pid())) {
 		t.Fatalf("status %+v, want lock-held-by-other naming %d", st, holder.pid())
+	}
+}
+
+// An Observer (the desktop app's owner panel) reports an unreadable owner.json like Inspect does.
+func TestObserverReportsUnreadableRecord(t *testing.T) {
+	dir := testDir(t)
+	holder := startHelper(t, "bareflock", dir)
+	holder.expect("owned", long)
+	if err := os.WriteFile(filepath.Join(dir, recordName), []byte(`{"token":`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Inspect(dir)
+	if err != nil || !hasDiag(st, DiagRecordUnreadable) {
+		t.Fatalf("Inspect: %+v %v, want record-unreadable", st.Diagnoses, err)
+	}
+	obs := NewObserver(dir)
+	for look := 1; look <= 2; look++ {
+		st, err := obs.Observe()
+		if err != nil || !hasDiag(st, DiagRecordUnreadable) {
+			t.Fatalf("Observe #%d: %+v %v, want record-unreadable", look, st.Diagnoses, err)
+		}
 	}
 }

@@ -19,5 +19,3 @@ type Config struct {
 	Routines []*Routine
 	Problems []Problem
 }
-
-

@@ -35,28 +35,40 @@ func (e *Engine) apply(cfg *Config) error {
 	now := e.clock.Now()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	keep := map[string]bool{}
+	var changed []*Routine
+	every := map[string]time.Duration{}
 	for _, r := range cfg.Routines {
-		keep[r.Name] = true
-		old := e.routines[r.Name]
-		if old != nil && sameRoutine(old.r, r) {
+		if old := e.routines[r.Name]; old != nil && sameRoutine(old.r, r) {
 			r.Anchor = old.r.Anchor
 			old.r = r
 			continue
 		}
-		first, anchor, err := e.j.arm(r.Name, r.Every, now)
-		if err != nil {
-			return err
-		}
+		changed = append(changed, r)
+		every[r.Name] = r.Every
+	}
+	info, err := e.j.arm(every, now)
+	if err != nil {
+		return err
+	}
+	recent, err := e.j.allRecentOutcomes(10)
+	if err != nil {
+		return err
+	}
+	for _, r := range changed {
+		in := info[r.Name]
 		if r.Kind == KindEvery {
-			r.Anchor = anchor
+			r.Anchor = in.anchor
 		}
-		a := old
+		a := e.routines[r.Name]
 		if a == nil {
 			a = &armed{}
 			e.routines[r.Name] = a
+			// Restore the alert state so a handoff neither re-announces nor forgets a failure.
+			if len(recent[r.Name]) > 0 {
+				e.alerts.Seed(r.Name, recent[r.Name])
+			}
 		}
-		a.r, a.sched, a.firstArmed = r, r.slots(anchor), first
+		a.r, a.sched, a.firstArmed = r, r.slots(in.anchor), in.firstArmed
 		if a.lastSlot.IsZero() {
 			a.lastSlot = now
 		}
@@ -64,6 +76,10 @@ func (e *Engine) apply(cfg *Config) error {
 		if err := e.armLocked(a); err != nil {
 			return err
 		}
+	}
+	keep := map[string]bool{}
+	for _, r := range cfg.Routines {
+		keep[r.Name] = true
 	}
 	for name, a := range e.routines {
 		if !keep[name] {

@@ -14,8 +14,13 @@ const maxMissedRows = 100
 // a clock jump).
 func (e *Engine) catchUpAll(why string) {
 	now := e.clock.Now()
+	last, err := e.j.lastSlots()
+	if err != nil {
+		e.log.Error("catch-up", "err", err)
+		return
+	}
 	for _, name := range e.names() {
-		e.catchUp(name, now)
+		e.catchUpFrom(name, now, last[name])
 	}
 	e.log.Debug("catch-up pass done", "why", why)
 }
@@ -25,6 +30,16 @@ func (e *Engine) catchUpAll(why string) {
 // catch_up = once and it is within catch_up_window (late-by recorded); otherwise it is recorded
 // missed. Every older one is recorded missed. Issue 4: never silently dropped, never a burst.
 func (e *Engine) catchUp(name string, now time.Time) {
+	last, err := e.j.lastSlot(name)
+	if err != nil {
+		e.log.Error("catch-up", "routine", name, "err", err)
+		return
+	}
+	e.catchUpFrom(name, now, last)
+}
+
+// catchUpFrom is catchUp with the routine's latest claimed slot already read.
+func (e *Engine) catchUpFrom(name string, now, last time.Time) {
 	if !e.gate.Admitting() {
 		return
 	}
@@ -36,11 +51,6 @@ func (e *Engine) catchUp(name string, now time.Time) {
 	}
 	r, sched, first := a.r, a.sched, a.firstArmed
 	e.mu.Unlock()
-	last, err := e.j.lastSlot(name)
-	if err != nil {
-		e.log.Error("catch-up", "routine", name, "err", err)
-		return
-	}
 	from := first
 	if last.After(from) {
 		from = last

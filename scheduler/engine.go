@@ -48,6 +48,7 @@ type Engine struct {
 	cfg      *Config // last good set
 	problems []Problem
 	routines map[string]*armed
+	pauses   map[string]pause // journal pauses, refreshed every pollEvery (requests.go)
 	sched    gocron.Scheduler
 	started  bool
 	stopping bool
@@ -59,7 +60,7 @@ type Engine struct {
 	runs      sync.WaitGroup // in-flight runs
 
 	taken      map[int64]bool // run-now requests this engine dispatched (pollRequests only)
-	duplicates atomic.Int64 // claims refused because the slot ran already
+	duplicates atomic.Int64   // claims refused because the slot ran already
 }
 
 // NewEngine builds an engine; it does not start anything. Errors: a missing Journal or Gate.
@@ -129,9 +130,14 @@ func (e *Engine) Start(ctx context.Context) error {
 	if err := e.apply(cfg); err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
+	e.refreshPauses()
 	s.Start()
 	e.catchUpAll("acquired ownership")
-	e.background(e.watchConfig)
+	if w, err := e.openConfigWatch(); err != nil {
+		e.log.Warn("routines.toml changes will not apply until restart", "err", err)
+	} else {
+		e.background(func(stop <-chan struct{}) { e.watchConfig(w, stop) })
+	}
 	e.background(e.watchWake)
 	e.background(e.pollRequests)
 	return nil

@@ -62,8 +62,8 @@ run = ["/bin/true"]
 	// step (its timer fires once, late), and the wake watcher sees wall ≠ monotonic.
 	h.clock.Advance(38 * time.Hour) // Wed 10:00
 	h.wake.move(38*time.Hour, 0)
-	h.wake.tick()
-	h.wake.tick() // the watcher handled the first tick
+	h.wake.tick(t)
+	h.wake.tick(t) // the watcher handled the first tick
 	h.settle()
 	eventually(t, "catch-up run", func() bool { return len(h.act.runs()) == 2 })
 	h.advance(time.Hour, 10*time.Minute)
@@ -98,8 +98,8 @@ run = ["/bin/true"]
 	h.advance(20*time.Second, 5*time.Second)
 	eventually(t, "run started", func() bool { return len(h.act.runs()) == 1 })
 	h.wake.move(time.Hour, 0)
-	h.wake.tick()
-	h.wake.tick()
+	h.wake.tick(t)
+	h.wake.tick(t)
 	close(h.act.block)
 	eventually(t, "run recorded", func() bool {
 		r := runsOf(t, h.j, "long")

@@ -88,6 +88,16 @@ func (f *fakeAction) Run(ctx context.Context, in action.Input) action.Result {
 	return action.Result{Outcome: OutcomeSuccess, Attempts: 1}
 }
 
+// waitStarted waits (bounded) for the next run to start.
+func (f *fakeAction) waitStarted(t testing.TB) {
+	t.Helper()
+	select {
+	case <-f.started:
+	case <-time.After(15 * time.Second):
+		t.Fatal("timed out waiting for a run to start")
+	}
+}
+
 func (f *fakeAction) runs() []action.Input {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -96,22 +106,42 @@ func (f *fakeAction) runs() []action.Input {
 
 // harness is an engine over a real journal file and routines.toml in a temp dir.
 type harness struct {
-	t      testing.TB
-	dir    string
-	cfg    string
-	j      *Journal
-	gate   *fakeGate
-	clock  *clockwork.FakeClock
-	act    *fakeAction
-	e      *Engine
-	wake   *fakeWallMono
+	t     testing.TB
+	dir   string
+	cfg   string
+	j     *Journal
+	gate  *fakeGate
+	clock *clockwork.FakeClock
+	act   *fakeAction
+	e     *Engine
+	wake  *fakeWallMono
+	notes *recordingNotifier
+}
+
+// recordingNotifier keeps every notification.
+type recordingNotifier struct {
+	mu    sync.Mutex
+	notes []string
+}
+
+func (n *recordingNotifier) Notify(title, body string) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.notes = append(n.notes, title+": "+body)
+	return nil
+}
+
+func (n *recordingNotifier) all() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]string(nil), n.notes...)
 }
 
 func newHarness(t testing.TB, body string, start time.Time) *harness {
 	t.Helper()
 	dir := t.TempDir()
 	h := &harness{t: t, dir: dir, cfg: filepath.Join(dir, "routines.toml"), gate: newGate(1),
-		clock: clockwork.NewFakeClockAt(start), act: &fakeAction{}}
+		clock: clockwork.NewFakeClockAt(start), act: &fakeAction{}, notes: &recordingNotifier{}}
 	if err := os.WriteFile(h.cfg, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +159,7 @@ func (h *harness) start() *Engine {
 	h.t.Helper()
 	h.wake = newFakeWallMono(h.clock.Now())
 	e, err := NewEngine(EngineOptions{ConfigPath: h.cfg, Journal: h.j, Gate: h.gate, Clock: h.clock,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), WakeClock: h.wake})
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), WakeClock: h.wake, Notifier: h.notes})
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -246,4 +276,18 @@ func (f *fakeWallMono) move(wall, mono time.Duration) {
 	f.mu.Unlock()
 }
 
-func (f *fakeWallMono) tick() { f.c <- time.Time{} }
+// tick makes the watcher compare once; it fails the test if the watcher is not listening.
+func (f *fakeWallMono) tick(t testing.TB) {
+	t.Helper()
+	select {
+	case f.c <- time.Time{}:
+	case <-time.After(15 * time.Second):
+		t.Fatal("wake watcher not listening")
+	}
+}
+
+// newHarnessOn is a new owner (next epoch, own clock and action) over old's files.
+func newHarnessOn(t testing.TB, old *harness, start time.Time) *harness {
+	return &harness{t: t, dir: old.dir, cfg: old.cfg, j: old.j, gate: newGate(old.gate.epoch + 1),
+		clock: clockwork.NewFakeClockAt(start), act: &fakeAction{}, notes: &recordingNotifier{}}
+}

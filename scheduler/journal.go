@@ -21,10 +21,15 @@ type Journal struct {
 	path  string
 	epoch atomic.Uint64 // the writer's epoch set by Acquire; 0 = read-only use
 
-	pruneMu  sync.Mutex
-	pruning  map[string]bool
-	pruneWG  sync.WaitGroup
-	closeErr error
+	pruneMu sync.Mutex
+	pruning map[string]bool
+	pruned  map[string]time.Time // last retention pass per routine
+	pruneWG sync.WaitGroup
+
+	writes     chan writeReq // to the single writer goroutine (journal_batch.go)
+	closed     chan struct{}
+	writerDone chan struct{}
+	closeOnce  sync.Once
 }
 
 // OpenJournal opens (creating and migrating) the journal at path. The database uses WAL mode,
@@ -40,18 +45,28 @@ func OpenJournal(path string) (*Journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open journal %s: %w", path, err)
 	}
-	j := &Journal{db: db, path: path, pruning: map[string]bool{}}
+	j := &Journal{db: db, path: path, pruning: map[string]bool{}, pruned: map[string]time.Time{}, writes: make(chan writeReq),
+		closed: make(chan struct{}), writerDone: make(chan struct{})}
+	db.SetMaxIdleConns(8) // keep connections: each new one re-runs the pragmas
 	if err := j.migrate(); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("open journal %s: %w", path, err)
 	}
+	go j.writer()
 	return j, nil
 }
 
-// Close waits for background pruning and closes the database.
+// Close stops the claim writer, waits for background pruning and closes the database. Calls
+// after the first return nil.
 func (j *Journal) Close() error {
-	j.pruneWG.Wait()
-	return j.db.Close()
+	err := error(nil)
+	j.closeOnce.Do(func() {
+		j.pruneWG.Wait()
+		close(j.closed)
+		<-j.writerDone
+		err = j.db.Close()
+	})
+	return err
 }
 
 // MaxEpoch returns the highest owner epoch recorded (0 for a new journal).
@@ -67,32 +82,31 @@ func (j *Journal) MaxEpoch() (uint64, error) {
 // marks runs left `running` by earlier epochs as `interrupted` (they are never re-run). It
 // returns how many runs it interrupted. Errors: ErrFenced when a newer epoch is recorded.
 func (j *Journal) Acquire(epoch uint64, now time.Time) (interrupted int, err error) {
-	tx, err := j.db.Begin()
+	err = j.write(func(tx *sql.Tx) error {
+		var maxE sql.NullInt64
+		if err := tx.QueryRow(`SELECT MAX(epoch) FROM epochs`).Scan(&maxE); err != nil {
+			return err
+		}
+		if uint64(maxE.Int64) > epoch {
+			return fmt.Errorf("epoch %d (recorded %d): %w", epoch, maxE.Int64, ErrFenced)
+		}
+		if _, err := tx.Exec(`INSERT OR IGNORE INTO epochs(epoch, acquired_at) VALUES(?, ?)`, epoch, now.UnixNano()); err != nil {
+			return err
+		}
+		res, err := tx.Exec(`UPDATE runs SET outcome = ?, reason = 'owner ended mid-run', finished = ?
+			WHERE outcome = ? AND epoch < ?`, OutcomeInterrupted, now.UnixNano(), OutcomeRunning, epoch)
+		if err != nil {
+			return err
+		}
+		n, _ := res.RowsAffected()
+		interrupted = int(n)
+		return nil
+	})
 	if err != nil {
-		return 0, fmt.Errorf("journal acquire: %w", err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	var maxE sql.NullInt64
-	if err := tx.QueryRow(`SELECT MAX(epoch) FROM epochs`).Scan(&maxE); err != nil {
-		return 0, fmt.Errorf("journal acquire: %w", err)
-	}
-	if uint64(maxE.Int64) > epoch {
-		return 0, fmt.Errorf("journal acquire epoch %d (recorded %d): %w", epoch, maxE.Int64, ErrFenced)
-	}
-	if _, err := tx.Exec(`INSERT OR IGNORE INTO epochs(epoch, acquired_at) VALUES(?, ?)`, epoch, now.UnixNano()); err != nil {
-		return 0, fmt.Errorf("journal acquire: %w", err)
-	}
-	res, err := tx.Exec(`UPDATE runs SET outcome = ?, reason = 'owner ended mid-run', finished = ?
-		WHERE outcome = ? AND epoch < ?`, OutcomeInterrupted, now.UnixNano(), OutcomeRunning, epoch)
-	if err != nil {
-		return 0, fmt.Errorf("journal acquire: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("journal acquire: %w", err)
 	}
 	j.epoch.Store(epoch)
-	n, _ := res.RowsAffected()
-	return int(n), nil
+	return interrupted, nil
 }
 
 // fenceCheck reports ErrFenced when a newer epoch than the writer's exists (used after a

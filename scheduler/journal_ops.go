@@ -12,11 +12,19 @@ import (
 // as scheduled runs, with trigger "manual" (issue 5: a manual run is never a second firing from
 // a non-owner). Errors: the insert error, wrapped.
 func (j *Journal) RequestRun(routine string) (int64, error) {
-	res, err := j.db.Exec(`INSERT INTO requests (routine, requested_at) VALUES (?, ?)`, routine, time.Now().UnixNano())
+	var id int64
+	err := j.write(func(tx *sql.Tx) error {
+		res, err := tx.Exec(`INSERT INTO requests (routine, requested_at) VALUES (?, ?)`, routine, time.Now().UnixNano())
+		if err != nil {
+			return err
+		}
+		id, err = res.LastInsertId()
+		return err
+	})
 	if err != nil {
 		return 0, fmt.Errorf("request run of %s: %w", routine, err)
 	}
-	return res.LastInsertId()
+	return id, nil
 }
 
 // RequestResult reports the run a run-now request became: runID 0 while still pending.
@@ -79,7 +87,7 @@ func (j *Journal) answerRequest(id, runID int64, msg string) error {
 	if msg != "" {
 		e = msg
 	}
-	if _, err := j.db.Exec(`UPDATE requests SET run_id = ?, error = ? WHERE id = ?`, run, e, id); err != nil {
+	if err := j.exec(`UPDATE requests SET run_id = ?, error = ? WHERE id = ?`, run, e, id); err != nil {
 		return fmt.Errorf("answer request %d: %w", id, err)
 	}
 	return nil
@@ -93,7 +101,7 @@ func (j *Journal) SetPaused(routine, note string, until *time.Time) error {
 	if until != nil {
 		u = until.UnixNano()
 	}
-	_, err := j.db.Exec(`INSERT INTO pauses (routine, note, until, since) VALUES (?, ?, ?, ?)
+	err := j.exec(`INSERT INTO pauses (routine, note, until, since) VALUES (?, ?, ?, ?)
 		ON CONFLICT(routine) DO UPDATE SET note = excluded.note, until = excluded.until, since = excluded.since`,
 		routine, note, u, time.Now().UnixNano())
 	if err != nil {
@@ -108,9 +116,9 @@ func (j *Journal) SetPaused(routine, note string, until *time.Time) error {
 func (j *Journal) Resume(routine string) error {
 	var err error
 	if routine == "" {
-		_, err = j.db.Exec(`DELETE FROM pauses`)
+		err = j.exec(`DELETE FROM pauses`)
 	} else {
-		_, err = j.db.Exec(`DELETE FROM pauses WHERE routine = ?`, routine)
+		err = j.exec(`DELETE FROM pauses WHERE routine = ?`, routine)
 	}
 	if err != nil {
 		return fmt.Errorf("resume %q: %w", routine, err)
@@ -156,22 +164,37 @@ func (j *Journal) pauseOf(routine string, now time.Time) (pause, error) {
 	return all[""], nil
 }
 
-// arm records that routine is armed and returns when it was first armed and, for every
-// schedules, the grid anchor (kept while the interval stays the same; reset to now otherwise).
-func (j *Journal) arm(routine string, every time.Duration, now time.Time) (firstArmed, anchor time.Time, err error) {
+// armed records is what arm returns for one routine.
+type armInfo struct{ firstArmed, anchor time.Time }
+
+// arm records that the routines are armed (one transaction, so 10,000 routines arm quickly) and
+// returns, per name, when each was first armed and, for every schedules (every[name] > 0), the
+// grid anchor: kept while the interval stays the same, reset to now otherwise.
+func (j *Journal) arm(every map[string]time.Duration, now time.Time) (map[string]armInfo, error) {
 	now = now.Truncate(time.Second)
-	_, err = j.db.Exec(`INSERT INTO arming (routine, first_armed, every, anchor) VALUES (?, ?, ?, ?)
-		ON CONFLICT(routine) DO UPDATE SET every = excluded.every,
-			anchor = CASE WHEN arming.every = excluded.every AND arming.anchor != 0 THEN arming.anchor ELSE excluded.anchor END`,
-		routine, now.UnixNano(), int64(every), now.UnixNano())
+	out := make(map[string]armInfo, len(every))
+	err := j.write(func(tx *sql.Tx) error {
+		up, err := tx.Prepare(`INSERT INTO arming (routine, first_armed, every, anchor) VALUES (?, ?, ?, ?)
+			ON CONFLICT(routine) DO UPDATE SET every = excluded.every,
+				anchor = CASE WHEN arming.every = excluded.every AND arming.anchor != 0 THEN arming.anchor ELSE excluded.anchor END
+			RETURNING first_armed, anchor`)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = up.Close() }()
+		for name, d := range every {
+			var first, anc int64
+			if err := up.QueryRow(name, now.UnixNano(), int64(d), now.UnixNano()).Scan(&first, &anc); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			out[name] = armInfo{time.Unix(0, first), time.Unix(0, anc)}
+		}
+		return nil
+	})
 	if err != nil {
-		return time.Time{}, time.Time{}, fmt.Errorf("arm %s: %w", routine, err)
+		return nil, fmt.Errorf("arm: %w", err)
 	}
-	var first, anc int64
-	if err := j.db.QueryRow(`SELECT first_armed, anchor FROM arming WHERE routine = ?`, routine).Scan(&first, &anc); err != nil {
-		return time.Time{}, time.Time{}, fmt.Errorf("arm %s: %w", routine, err)
-	}
-	return time.Unix(0, first), time.Unix(0, anc), nil
+	return out, nil
 }
 
 // ApplyAnchors sets the persisted `every` grid anchors on cfg's routines (read-only), so Preview
@@ -215,24 +238,20 @@ func (j *Journal) SaveSnapshot(routine string, text string, keep int) error {
 	if keep < 1 {
 		keep = 1
 	}
-	tx, err := j.db.Begin()
+	err := j.write(func(tx *sql.Tx) error {
+		res, err := tx.Exec(`INSERT INTO snapshots (routine, taken, text) SELECT ?, ?, ? WHERE `+fenced,
+			routine, time.Now().UnixNano(), text, j.epoch.Load())
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrFenced
+		}
+		_, err = tx.Exec(`DELETE FROM snapshots WHERE routine = ? AND id NOT IN
+			(SELECT id FROM snapshots WHERE routine = ? ORDER BY id DESC LIMIT ?)`, routine, routine, keep)
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("save snapshot of %s: %w", routine, err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	res, err := tx.Exec(`INSERT INTO snapshots (routine, taken, text) SELECT ?, ?, ? WHERE `+fenced,
-		routine, time.Now().UnixNano(), text, j.epoch.Load())
-	if err != nil {
-		return fmt.Errorf("save snapshot of %s: %w", routine, err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("save snapshot of %s: %w", routine, ErrFenced)
-	}
-	if _, err := tx.Exec(`DELETE FROM snapshots WHERE routine = ? AND id NOT IN
-		(SELECT id FROM snapshots WHERE routine = ? ORDER BY id DESC LIMIT ?)`, routine, routine, keep); err != nil {
-		return fmt.Errorf("save snapshot of %s: %w", routine, err)
-	}
-	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("save snapshot of %s: %w", routine, err)
 	}
 	return nil

@@ -28,6 +28,7 @@ var migrations = []string{
 		UNIQUE (routine, slot_key)
 	);
 	CREATE INDEX runs_routine_slot ON runs (routine, slot);
+	CREATE INDEX runs_routine_id ON runs (routine, id);
 	CREATE INDEX runs_outcome ON runs (outcome);
 	CREATE TABLE requests (
 		id           INTEGER PRIMARY KEY AUTOINCREMENT,

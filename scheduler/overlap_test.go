@@ -32,7 +32,7 @@ func (h *harness) stepMinute() {
 func TestOverlapSkip(t *testing.T) {
 	h := overlapHarness(t, OverlapSkip)
 	h.stepMinute()
-	<-h.act.started
+	h.act.waitStarted(t)
 	h.stepMinute() // slot 2 while slot 1 runs
 	eventually(t, "skip recorded", func() bool { return countOutcome(runsOf(t, h.j, "slow"), OutcomeSkipped) == 1 })
 	close(h.act.block)
@@ -46,7 +46,7 @@ func TestOverlapSkip(t *testing.T) {
 func TestOverlapQueueKeepsOnePending(t *testing.T) {
 	h := overlapHarness(t, OverlapQueue)
 	h.stepMinute()
-	<-h.act.started
+	h.act.waitStarted(t)
 	h.stepMinute() // queued
 	h.stepMinute() // second pending: skipped
 	eventually(t, "skip recorded", func() bool { return countOutcome(runsOf(t, h.j, "slow"), OutcomeSkipped) == 1 })
@@ -60,9 +60,9 @@ func TestOverlapQueueKeepsOnePending(t *testing.T) {
 func TestOverlapReplaceCancelsRunning(t *testing.T) {
 	h := overlapHarness(t, OverlapReplace)
 	h.stepMinute()
-	<-h.act.started
+	h.act.waitStarted(t)
 	h.stepMinute() // replaces the first
-	<-h.act.started
+	h.act.waitStarted(t)
 	close(h.act.block)
 	eventually(t, "both recorded", func() bool {
 		r := runsOf(t, h.j, "slow")
@@ -80,7 +80,7 @@ func TestTimeoutAndPanicOutcomes(t *testing.T) {
 	h.e.routines["slow"].r.Timeout = 30 * time.Second
 	h.e.mu.Unlock()
 	h.stepMinute()
-	<-h.act.started
+	h.act.waitStarted(t)
 	h.clock.Advance(31 * time.Second)
 	eventually(t, "timeout recorded", func() bool {
 		r := runsOf(t, h.j, "slow")
@@ -91,7 +91,7 @@ func TestTimeoutAndPanicOutcomes(t *testing.T) {
 	h.act.mu.Unlock()
 	h.clock.Advance(29 * time.Second)
 	h.settle()
-	<-h.act.started
+	h.act.waitStarted(t)
 	eventually(t, "crash recorded", func() bool {
 		r := runsOf(t, h.j, "slow")
 		return len(r) == 2 && r[1].Outcome == OutcomeCrashed
@@ -156,5 +156,31 @@ run = ["/bin/false"]
 	p, _ := h.j.pauseOf("flaky", h.clock.Now())
 	if !p.Paused || p.Note != "auto-paused after 3 consecutive failures" {
 		t.Fatalf("pause: %+v", p)
+	}
+}
+
+// Issue 5: five failures then a success give exactly one failure and one recovery notification.
+func TestFailureAlertsWithoutSpam(t *testing.T) {
+	start := time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)
+	h := newHarness(t, `[[routine]]
+name = "flaky"
+every = "1m"
+auto_pause_after = 0
+run = ["/bin/false"]
+`, start)
+	h.act.result = func(n int) action.Result {
+		if n <= 5 {
+			return action.Result{Outcome: OutcomeFailed, Attempts: 1, Summary: "exit 1"}
+		}
+		return action.Result{Outcome: OutcomeSuccess, Attempts: 1}
+	}
+	h.start()
+	for range 6 {
+		h.stepMinute()
+	}
+	eventually(t, "six runs", func() bool { return len(runsOf(t, h.j, "flaky")) == 6 })
+	notes := h.notes.all()
+	if len(notes) != 2 {
+		t.Fatalf("notifications: %q, want one failure and one recovery", notes)
 	}
 }

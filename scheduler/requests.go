@@ -11,6 +11,7 @@ func (e *Engine) pollRequests(stop <-chan struct{}) {
 	t := time.NewTicker(e.pollEvery)
 	defer t.Stop()
 	for {
+		e.refreshPauses()
 		e.serveRequests()
 		select {
 		case <-stop:
@@ -51,4 +52,30 @@ func (e *Engine) serveRequests() {
 		e.dispatch(rq.Routine, slotEvent{slot: e.clock.Now().Truncate(time.Second), trigger: TriggerManual,
 			key: fmt.Sprintf("manual:%d", rq.ID), requestID: rq.ID})
 	}
+}
+
+// refreshPauses re-reads the pauses from the journal (any process may pause or resume), so the
+// run path checks a pause in memory instead of querying SQLite for every slot.
+func (e *Engine) refreshPauses() {
+	p, err := e.j.pauses(e.clock.Now())
+	if err != nil {
+		e.log.Warn("read pauses", "err", err)
+		return
+	}
+	e.mu.Lock()
+	e.pauses = p
+	e.mu.Unlock()
+}
+
+// pauseOfLocked returns routine's effective pause at now from the cache: its own, else the
+// global one; a pause whose end has passed no longer counts.
+func (e *Engine) pauseOfLocked(routine string, now time.Time) pause {
+	p, ok := e.pauses[routine]
+	if !ok {
+		p = e.pauses[""]
+	}
+	if p.Until != nil && !now.Before(*p.Until) {
+		return pause{}
+	}
+	return p
 }

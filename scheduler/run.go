@@ -26,8 +26,11 @@ type inflight struct {
 // that is due. When slots passed since the last one handled (sleep, a stopped process, a
 // loaded machine), or this one is later than lateTolerance, the catch-up pass handles them so
 // older slots are recorded missed and only the latest runs: never a burst.
+var DebugFire, DebugClaim, DebugExec, DebugBatch, DebugCommit latencies
+
 func (e *Engine) fire(name string) {
 	now := e.clock.Now()
+	DebugFire.d = append(DebugFire.d, now.Sub(now.Truncate(time.Second)))
 	e.mu.Lock()
 	a := e.routines[name]
 	var last time.Time
@@ -57,11 +60,8 @@ func (e *Engine) dispatch(name string, ev slotEvent) {
 		return
 	}
 	now := e.clock.Now()
-	p, err := e.j.pauseOf(name, now)
-	if err != nil {
-		e.log.Error("read pause", "routine", name, "err", err)
-	}
 	e.mu.Lock()
+	p := e.pauseOfLocked(name, now)
 	a := e.routines[name]
 	if a == nil || e.stopping {
 		e.mu.Unlock()
@@ -155,6 +155,7 @@ func (e *Engine) execute(ctx context.Context, r *Routine, ev slotEvent) {
 			return
 		}
 	}
+	DebugExec.add(time.Since(ev.slot))
 	done, err := e.gate.BeginRun(r.Name, ev.slot)
 	if err != nil {
 		e.log.Info("run not admitted", "routine", r.Name, "slot", ev.slot, "err", err)
@@ -180,6 +181,7 @@ func (e *Engine) execute(ctx context.Context, r *Routine, ev slotEvent) {
 		e.log.Error("claim slot", "routine", r.Name, "slot", ev.slot, "err", err)
 		return
 	}
+	DebugClaim.add(time.Since(ev.slot))
 	res := e.runAction(ctx, r, ev, id)
 	reason := ""
 	switch cause := context.Cause(ctx); {
@@ -281,6 +283,7 @@ func (e *Engine) afterRun(r *Routine, res action.Result) {
 		e.log.Error("auto-pause", "routine", r.Name, "err", err)
 		return
 	}
+	e.refreshPauses()
 	e.log.Warn("routine auto-paused", "routine", r.Name, "note", note)
 	if e.opts.Notifier != nil {
 		_ = e.opts.Notifier.Notify("Routine paused: "+r.Name, note+"; resume it when fixed")

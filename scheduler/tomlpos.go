@@ -1,8 +1,10 @@
 package scheduler
 
 import (
+	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pelletier/go-toml/v2/unstable"
 )
@@ -19,12 +21,21 @@ func keyPositions(data []byte) map[string]pos {
 	p.Reset(data)
 	counts := map[string]int{}
 	prefix := ""
+	// Line starts, so an offset becomes a position by binary search (Parser.Shape rescans the
+	// document from the start on every call, which is quadratic for 10,000 routines).
+	lines := []int{0}
+	for i, c := range data {
+		if c == '\n' {
+			lines = append(lines, i+1)
+		}
+	}
 	shape := func(n *unstable.Node) pos {
 		if n == nil || n.Raw.Length == 0 && n.Raw.Offset == 0 {
 			return pos{}
 		}
-		s := p.Shape(n.Raw)
-		return pos{s.Start.Line, s.Start.Column}
+		off := int(n.Raw.Offset)
+		l := sort.Search(len(lines), func(i int) bool { return lines[i] > off }) - 1
+		return pos{l + 1, utf8.RuneCount(data[lines[l]:off]) + 1}
 	}
 	keyPath := func(it unstable.Iterator) (string, *unstable.Node) {
 		var parts []string

@@ -203,6 +203,7 @@ func (v *validator) routine(path string, tab, defaults map[string]any) *Routine 
 		if list == nil {
 			bad("notify_on", "notify_on must be a list")
 		}
+		r.NotifyOn = []string{} // present but empty: no notifications
 		for i, item := range list {
 			s, _ := item.(string)
 			if s != "success" && s != "failure" && s != "change" {

@@ -8,10 +8,10 @@ import (
 // monotonic time, which stops during suspend on Linux and macOS; comparing the two reveals a
 // wake (wall ran ahead) or a clock step (wall moved either way).
 type WallMonoClock interface {
-	Wall() time.Time          // wall-clock now, without a monotonic reading
-	Mono() time.Duration      // monotonic time since an arbitrary origin
-	Tick() <-chan time.Time   // when to compare next (the watcher period)
-	Stop()                    // releases the ticker
+	Wall() time.Time        // wall-clock now, without a monotonic reading
+	Mono() time.Duration    // monotonic time since an arbitrary origin
+	Tick() <-chan time.Time // when to compare next (the watcher period)
+	Stop()                  // releases the ticker
 }
 
 // realWallMono is the OS clocks.

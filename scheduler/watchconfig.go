@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"time"
 
@@ -11,23 +12,25 @@ import (
 // reloadDebounce lets an editor finish writing (several events) before the file is re-read.
 const reloadDebounce = 150 * time.Millisecond
 
-// watchConfig watches routines.toml's directory (editors replace files by rename, which a
-// watch on the file itself would lose) and re-applies the file after each change.
-func (e *Engine) watchConfig(stop <-chan struct{}) {
+// openConfigWatch watches routines.toml's directory (editors replace files by rename, which a
+// watch on the file itself would lose). It is set up before Start returns so no edit is missed.
+func (e *Engine) openConfigWatch() (*fsnotify.Watcher, error) {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
-		e.log.Error("config watch", "err", err)
-		return
+		return nil, fmt.Errorf("config watch: %w", err)
 	}
-	defer func() { _ = w.Close() }()
-	dir, base := filepath.Split(e.opts.ConfigPath)
-	if dir == "" {
-		dir = "."
-	}
+	dir := filepath.Dir(e.opts.ConfigPath)
 	if err := w.Add(dir); err != nil {
-		e.log.Error("config watch", "dir", dir, "err", err)
-		return
+		_ = w.Close()
+		return nil, fmt.Errorf("config watch %s: %w", dir, err)
 	}
+	return w, nil
+}
+
+// watchConfig re-applies routines.toml after each change seen by w, debounced.
+func (e *Engine) watchConfig(w *fsnotify.Watcher, stop <-chan struct{}) {
+	defer func() { _ = w.Close() }()
+	base := filepath.Base(e.opts.ConfigPath)
 	var timer *time.Timer
 	var fire <-chan time.Time
 	for {

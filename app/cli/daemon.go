@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,6 +12,7 @@ import (
 	"github.com/routinely/routinely/app/core"
 	"github.com/routinely/routinely/app/paths"
 	"github.com/routinely/routinely/ownership"
+	"github.com/routinely/routinely/scheduler"
 )
 
 type daemonOptions struct {
@@ -82,13 +83,13 @@ func runDaemon(ctx context.Context, e *env, o daemonOptions) error {
 	stopAfter := context.AfterFunc(ctx, e.restoreSignals)
 	defer stopAfter()
 
+	// A file that cannot be used at all is refused before touching ownership (or creating a
+	// profile directory): owning with no routines would only keep the desktop app from running them.
+	if _, _, err := e.profileConfig(); err != nil {
+		return fmt.Errorf("%w\nThe daemon did not start; 'routinely validate' checks the file", err)
+	}
 	p, err := e.resolve()
 	if err != nil {
-		return err
-	}
-	// A file that cannot be used at all is refused before touching ownership: owning with no
-	// routines would only keep the desktop app from running them.
-	if _, err := loadConfig(p.Config); err != nil {
 		return err
 	}
 	opts := core.OwnerOptions(p, ownership.RoleDaemon, Version, policy, e.logger)
@@ -103,7 +104,10 @@ func runDaemon(ctx context.Context, e *env, o daemonOptions) error {
 			return err
 		}
 		why := watchEvents(e, h)
-		if err := core.Serve(ctx, h, p, core.LogNotifier{Logger: e.logger}, e.logger, nil); err != nil {
+		started := func(eng *scheduler.Engine) {
+			fmt.Fprintln(e.stderr, startupLine(eng.Routines(), h.Epoch(), p.Config, e.now()))
+		}
+		if err := core.Serve(ctx, h, p, core.LogNotifier{Logger: e.logger}, e.logger, started); err != nil {
 			return err
 		}
 		if ctx.Err() != nil {
@@ -168,57 +172,40 @@ func ownedErr(owned *ownership.OwnedError, now time.Time) error {
 	return fmt.Errorf("%w: %s.\n%s", ownership.ErrOwned, who, ownedHelp(owned.Holder))
 }
 
-// watchEvents logs the handle's events and returns a function reporting the last takeover or
-// guard event, which tells runDaemon why ownership ended.
-func watchEvents(e *env, h *ownership.Handle) func() ownership.Event {
-	var mu sync.Mutex
-	var last ownership.Event
-	ch := h.Events()
-	if ch == nil {
-		return func() ownership.Event { return ownership.Event{} }
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for ev := range ch {
-			logEvent(e, ev)
-			switch ev.Kind {
-			case ownership.EventGuardReplaced, ownership.EventTakeoverResolved:
-				mu.Lock()
-				last = ev
-				mu.Unlock()
-			}
+// startupLine is what the daemon prints once it owns and its routines are armed, so a person
+// sees at once that it is alive and what comes next: epoch, how many routines (paused, disabled)
+// from which file, and the next run with its time.
+func startupLine(states []scheduler.RoutineState, epoch uint64, config string, now time.Time) string {
+	var paused, disabled int
+	var next *scheduler.RoutineState
+	for i := range states {
+		s := &states[i]
+		switch {
+		case s.Disabled != "":
+			disabled++
+		case s.Paused:
+			paused++
+		case s.Next != nil && (next == nil || s.Next.Before(*next.Next)):
+			next = s
 		}
-	}()
-	return func() ownership.Event {
-		// The channel closes after release; give the last events a moment to arrive.
-		select {
-		case <-done:
-		case <-time.After(2 * time.Second):
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		return last
 	}
-}
-
-// logEvent writes one ownership event to the daemon log.
-func logEvent(e *env, ev ownership.Event) {
-	l := e.logger
-	switch ev.Kind {
-	case ownership.EventTakeoverRequested:
-		if r := ev.Request; r != nil {
-			l.Info("takeover requested", "by_role", r.Requester.Role, "by_pid", r.Requester.PID, "by_host", r.Requester.Host, "reason", r.Reason)
-		}
-	case ownership.EventGuardReplaced:
-		l.Error("owner.lock was deleted or replaced; no new runs", "err", ev.Err)
-	case ownership.EventWriteFailed:
-		l.Warn("could not write owner.json (ownership continues)", "err", ev.Err)
-	case ownership.EventYielding:
-		l.Info("yielding: no new runs; waiting for runs in flight")
-	case ownership.EventReleased:
-		l.Info("released ownership")
-	default:
-		l.Debug("ownership event", "kind", ev.Kind)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Owning the routines (epoch %d): %s from %s", epoch, plural(len(states), "routine", "routines"), config)
+	var notes []string
+	if paused > 0 {
+		notes = append(notes, fmt.Sprintf("%d paused", paused))
 	}
+	if disabled > 0 {
+		notes = append(notes, fmt.Sprintf("%d disabled, see 'routinely validate'", disabled))
+	}
+	if len(notes) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(notes, ", "))
+	}
+	if next != nil {
+		fmt.Fprintf(&b, ". Next run: %s at %s.", next.Name, fmtTime(next.Next, now))
+	} else {
+		b.WriteString(". Nothing is scheduled: every routine is paused or disabled.")
+	}
+	b.WriteString(" Ctrl-C stops.")
+	return b.String()
 }

@@ -53,7 +53,8 @@ func (e *exitError) Unwrap() error { return e.err }
 func withCode(code int, err error) error { return &exitError{code: code, err: err} }
 
 // exitCodeFor maps an error returned by a command to its exit code: an explicit exitError wins,
-// then the sentinel errors of ownership and scheduler, then permission errors; anything else is 1.
+// then the sentinel errors of errors.go, ownership and scheduler, then permission errors; anything
+// else is 1.
 func exitCodeFor(err error) int {
 	var ee *exitError
 	switch {
@@ -69,7 +70,7 @@ func exitCodeFor(err error) int {
 		return ExitTempFail
 	case errors.Is(err, ownership.ErrUnsafeDir), errors.Is(err, os.ErrPermission):
 		return ExitPermission
-	case errors.Is(err, scheduler.ErrConfig):
+	case errors.Is(err, scheduler.ErrConfig), errors.Is(err, errNoConfig):
 		return ExitConfig
 	default:
 		return ExitError

@@ -61,6 +61,14 @@ func fmtDur(d time.Duration) string {
 	}
 }
 
+// plural prints n with the singular or plural noun: "1 problem", "2 problems".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
 // ms converts a duration to whole milliseconds for JSON output.
 func ms(d time.Duration) int64 { return d.Milliseconds() }
 

@@ -41,12 +41,12 @@ interrupted by a crashed owner. --output RUN_ID prints one run's captured output
 }
 
 // runHistory prints the journal's runs, or one run's output. Errors: bad --limit (2), unknown
-// run id (1), journal unreadable (1), state directory (77).
+// run id (1), journal unreadable (1), state directory (77). It creates nothing.
 func runHistory(_ context.Context, e *env, o historyOptions) error {
 	if o.limit < 1 {
 		return fmt.Errorf("%w: --limit %d: want at least 1", errUsage, o.limit)
 	}
-	p, err := e.resolve()
+	p, _, err := e.lookup()
 	if err != nil {
 		return err
 	}

@@ -21,9 +21,10 @@ func newPathsCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-// runPaths prints the profile's paths; it creates and checks the state directory (77 if unsafe).
+// runPaths prints the profile's paths. It creates nothing (beyond the per-OS default state
+// directory, as every command does) and checks the state directory (77 if unsafe).
 func runPaths(_ context.Context, e *env, o pathsOptions) error {
-	p, err := e.resolve()
+	p, exists, err := e.lookup()
 	if err != nil {
 		return err
 	}
@@ -31,7 +32,11 @@ func runPaths(_ context.Context, e *env, o pathsOptions) error {
 		return writeJSON(e.stdout, p)
 	}
 	t := newTable(e.stdout)
-	fmt.Fprintf(t, "state\t%s\n", p.State)
+	state := p.State
+	if !exists {
+		state += " (does not exist yet)"
+	}
+	fmt.Fprintf(t, "state\t%s\n", state)
 	fmt.Fprintf(t, "config\t%s\n", p.Config)
 	fmt.Fprintf(t, "journal\t%s\n", p.Journal)
 	fmt.Fprintf(t, "logs\t%s\n", p.Logs)

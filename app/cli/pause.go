@@ -40,7 +40,8 @@ recorded as "skipped (paused)"; resuming does not replay them.
 }
 
 // runPause records the pause in the journal. Errors: NAME and --all both or neither, a bad
-// --until (2), unknown routine (1), config (78), state directory (77), journal (1).
+// --until (2), unknown routine (1), missing or broken config or a disabled routine (78), state
+// directory (77), journal (1).
 func runPause(_ context.Context, e *env, o pauseOptions) error {
 	if err := checkNameOrAll(o.name, o.all); err != nil {
 		return err
@@ -49,20 +50,7 @@ func runPause(_ context.Context, e *env, o pauseOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := e.resolve()
-	if err != nil {
-		return err
-	}
-	if o.name != "" {
-		cfg, err := loadConfig(p.Config)
-		if err != nil {
-			return err
-		}
-		if _, err := findRoutine(cfg, o.name); err != nil {
-			return err
-		}
-	}
-	j, err := openJournalCreate(p)
+	_, j, err := e.requestJournal(o.name)
 	if err != nil {
 		return err
 	}
@@ -72,7 +60,7 @@ func runPause(_ context.Context, e *env, o pauseOptions) error {
 	}
 	what := o.name
 	if o.all {
-		what = "all routines"
+		what = "every routine"
 	}
 	when := "until resumed ('routinely resume " + nameOrAll(o.name) + "')"
 	if until != nil {

@@ -38,7 +38,7 @@ changes look exactly as they will run).`,
 }
 
 // runPreview prints the next o.count slots of o.name. Errors: bad --from/--count (2), unknown
-// routine (1), config (78), state directory (77).
+// routine (1), missing/broken config or a disabled routine (78), state directory (77).
 func runPreview(_ context.Context, e *env, o previewOptions) error {
 	if o.count < 1 || o.count > 1000 {
 		return fmt.Errorf("%w: --count %d: want 1 to 1000", errUsage, o.count)
@@ -51,15 +51,7 @@ func runPreview(_ context.Context, e *env, o previewOptions) error {
 		}
 		from = t
 	}
-	p, err := e.resolve()
-	if err != nil {
-		return err
-	}
-	cfg, err := loadConfig(p.Config)
-	if err != nil {
-		return err
-	}
-	r, err := findRoutine(cfg, o.name)
+	_, _, r, err := e.profileRoutine(o.name)
 	if err != nil {
 		return err
 	}

@@ -35,20 +35,7 @@ func runResume(_ context.Context, e *env, o resumeOptions) error {
 	if err := checkNameOrAll(o.name, o.all); err != nil {
 		return err
 	}
-	p, err := e.resolve()
-	if err != nil {
-		return err
-	}
-	if o.name != "" {
-		cfg, err := loadConfig(p.Config)
-		if err != nil {
-			return err
-		}
-		if _, err := findRoutine(cfg, o.name); err != nil {
-			return err
-		}
-	}
-	j, err := openJournalCreate(p)
+	r, j, err := e.requestJournal(o.name)
 	if err != nil {
 		return err
 	}
@@ -58,7 +45,11 @@ func runResume(_ context.Context, e *env, o resumeOptions) error {
 	}
 	what := o.name
 	if o.all {
-		what = "all routines"
+		what = "every routine"
+	}
+	if r != nil && r.Paused {
+		fmt.Fprintf(e.stdout, "Cleared the pause of %s, but routines.toml says paused = true: it stays paused until you remove that line.\n", what)
+		return nil
 	}
 	fmt.Fprintf(e.stdout, "Resumed %s; the next slot runs as scheduled.\n", what)
 	return nil

@@ -22,38 +22,6 @@ import (
 // Version is set at build time with -ldflags "-X .../app/cli.Version=...".
 var Version = "dev"
 
-// env is what every command's run function needs from the outside world; tests build their own.
-type env struct {
-	stdout, stderr io.Writer
-	home           string // --home ("" → $ROUTINELY_HOME → per-OS default)
-	logLevel       string // --log-level
-	logger         *slog.Logger
-	now            func() time.Time
-	getenv         func(string) string
-	// restoreSignals stops catching SIGINT/SIGTERM so a second Ctrl-C ends the process at once.
-	restoreSignals func()
-	desktopBuilt   bool // the binary includes the desktop app (not -tags nogui)
-}
-
-func newEnv(stdout, stderr io.Writer) *env {
-	return &env{
-		stdout: stdout, stderr: stderr,
-		logger:         slog.New(slog.NewTextHandler(stderr, nil)),
-		now:            time.Now,
-		getenv:         os.Getenv,
-		restoreSignals: func() {},
-	}
-}
-
-// resolve returns the profile's paths; errors are those of paths.Resolve (ErrUnsafeDir → 77).
-func (e *env) resolve() (paths.Paths, error) {
-	p, err := paths.Resolve(e.home)
-	if err != nil {
-		return paths.Paths{}, fmt.Errorf("state directory: %w", err)
-	}
-	return p, nil
-}
-
 // Execute runs the command line args (without the program name) and returns the process exit
 // code (see exitcodes.go). desktop starts the desktop app when no subcommand is given; nil in
 // -tags nogui builds. SIGINT and SIGTERM cancel the running command's context.
@@ -71,7 +39,7 @@ func execute(ctx context.Context, e *env, args []string, desktop DesktopFunc) in
 	root.SetArgs(args)
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	code := exitCodeFor(err)
 	if err != nil {
 		var ee *exitError
@@ -79,7 +47,11 @@ func execute(ctx context.Context, e *env, args []string, desktop DesktopFunc) in
 			fmt.Fprintf(e.stderr, "routinely: %v\n", err)
 		}
 		if code == ExitUsage {
-			fmt.Fprintln(e.stderr, "Run 'routinely --help' for usage.")
+			path := "routinely"
+			if cmd != nil {
+				path = cmd.CommandPath()
+			}
+			fmt.Fprintf(e.stderr, "Run '%s --help' for usage.\n", path)
 		}
 	}
 	return code
@@ -121,16 +93,6 @@ With no command, routinely starts the desktop app (tray icon).`,
 		newVersionCmd(e), newAutostartCmd(e), newDevServeCmd(e),
 	)
 	return root
-}
-
-// setupLogger builds the stderr slog logger from --log-level.
-func (e *env) setupLogger() error {
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(strings.TrimSpace(e.logLevel))); err != nil {
-		return fmt.Errorf("%w: --log-level %q: want debug, info, warn or error", errUsage, e.logLevel)
-	}
-	e.logger = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
-	return nil
 }
 
 // usageArgs wraps a cobra argument validator so its errors exit 2.

@@ -28,23 +28,14 @@ their problems printed as file:line:col on stderr.`,
 	return cmd
 }
 
-// runRoutines prints the routines. Errors: the state directory (77), a routines.toml that
-// cannot be read or parsed (78), the journal (1).
+// runRoutines prints the routines; it creates nothing. Errors: the state directory (77), a
+// routines.toml that is missing, unreadable or does not parse (78), the journal (1).
 func runRoutines(_ context.Context, e *env, o routinesOptions) error {
-	p, err := e.resolve()
+	p, cfg, err := e.profileConfig()
 	if err != nil {
 		return err
 	}
-	cfg, err := loadConfig(p.Config)
-	if err != nil {
-		return err
-	}
-	j, err := openJournalCreate(p)
-	if err != nil {
-		return err
-	}
-	defer j.Close()
-	states, err := routineStates(cfg, j, e)
+	states, err := routineStates(e, p, cfg)
 	if err != nil {
 		return err
 	}

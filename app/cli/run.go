@@ -54,20 +54,16 @@ Exits 0 when the run succeeds, 1 when it ends in any other outcome.`,
 
 // runRun requests a manual run of o.name and waits for it. Errors: unknown routine (1), no owner
 // without --here or the owner not picking the request up (75), a run that did not succeed (1),
-// config (78), state directory (77).
+// missing or broken config or a disabled routine (78), state directory (77).
 func runRun(ctx context.Context, e *env, o runOptions) error {
 	if o.timeout < 0 {
 		return fmt.Errorf("%w: --timeout must not be negative", errUsage)
 	}
+	if _, _, _, err := e.profileRoutine(o.name); err != nil {
+		return err
+	}
 	p, err := e.resolve()
 	if err != nil {
-		return err
-	}
-	cfg, err := loadConfig(p.Config)
-	if err != nil {
-		return err
-	}
-	if _, err := findRoutine(cfg, o.name); err != nil {
 		return err
 	}
 	if o.timeout > 0 {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/routinely/routinely/app/paths"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
 )
@@ -31,16 +30,19 @@ unhealthy (not heartbeating, stalled, draining).`,
 }
 
 // runStatus prints the status and returns an exitError carrying 0, 3 or 4; other errors are
-// those of resolving the state directory (77) and ownership.Inspect (1). An unreadable config
-// or journal is reported inside the status, not as a failure: who owns still matters then.
+// those of looking the profile up (77) and ownership.Inspect (1). It creates nothing: a profile
+// directory that does not exist is "no owner". An unreadable config or journal is reported inside
+// the status, not as a failure: who owns still matters then.
 func runStatus(_ context.Context, e *env, o statusOptions) error {
-	p, err := e.resolve()
+	p, exists, err := e.lookup()
 	if err != nil {
 		return err
 	}
-	st, err := ownership.Inspect(p.State)
-	if err != nil {
-		return fmt.Errorf("inspect owner: %w", err)
+	st := ownership.Status{ObservedAt: e.now(), Diagnoses: []ownership.Diagnosis{}}
+	if exists {
+		if st, err = ownership.Inspect(p.State); err != nil {
+			return fmt.Errorf("inspect owner: %w", err)
+		}
 	}
 	out := jsonStatus{
 		StateDir: p.State, Config: p.Config, Held: st.Held, Alive: st.Alive, HolderPID: st.HolderPID,
@@ -66,40 +68,29 @@ func runStatus(_ context.Context, e *env, o statusOptions) error {
 	default:
 		out.Health, out.ExitCode = "healthy", ExitOK
 	}
-	states, problems, cfgErr := statusRoutines(e, p)
-	if cfgErr != nil {
-		out.ConfigError = cfgErr.Error()
+	var states []scheduler.RoutineState
+	cfg, err := loadConfig(p.Config, true)
+	if err == nil {
+		out.Problems = toJSONProblems(cfg.Problems)
+		states, err = routineStates(e, p, cfg)
 	}
-	out.Routines, out.Problems = toJSONRoutines(states), toJSONProblems(problems)
+	if err != nil {
+		out.ConfigError = err.Error()
+	}
+	out.Routines = toJSONRoutines(states)
 
 	if o.json {
 		if err := writeJSON(e.stdout, out); err != nil {
 			return err
 		}
 	} else {
-		printStatus(e, st, out, states, problems)
+		printStatus(e, st, out, states, cfg, exists)
 	}
 	return withCode(out.ExitCode, nil)
 }
 
-// statusRoutines loads the config and journal for the routines part of the status. Errors are
-// returned for display only.
-func statusRoutines(e *env, p paths.Paths) ([]scheduler.RoutineState, []scheduler.Problem, error) {
-	cfg, err := loadConfig(p.Config)
-	if err != nil {
-		return nil, nil, err
-	}
-	j, err := openJournalCreate(p)
-	if err != nil {
-		return nil, cfg.Problems, err
-	}
-	defer j.Close()
-	states, err := routineStates(cfg, j, e)
-	return states, cfg.Problems, err
-}
-
 // printStatus is the human form of the status.
-func printStatus(e *env, st ownership.Status, out jsonStatus, states []scheduler.RoutineState, problems []scheduler.Problem) {
+func printStatus(e *env, st ownership.Status, out jsonStatus, states []scheduler.RoutineState, cfg *scheduler.Config, exists bool) {
 	now := e.now()
 	w := e.stdout
 	switch {
@@ -133,10 +124,16 @@ func printStatus(e *env, st ownership.Status, out jsonStatus, states []scheduler
 	if r := st.PendingRequest; r != nil {
 		fmt.Fprintf(w, "Takeover:   requested by %s pid %d on %s, expires %s\n", r.Requester.Role, r.Requester.PID, r.Requester.Host, fmtTime(&r.ExpiresAt, now))
 	}
-	fmt.Fprintf(w, "State dir:  %s\n\n", out.StateDir)
+	if exists {
+		fmt.Fprintf(w, "State dir:  %s\n\n", out.StateDir)
+	} else {
+		fmt.Fprintf(w, "State dir:  %s (does not exist: nothing has run in this profile; check --home)\n\n", out.StateDir)
+	}
 	if out.ConfigError != "" {
-		fmt.Fprintf(w, "Config:     %s\n", out.ConfigError)
+		fmt.Fprintf(w, "Config:     %s\n\n", out.ConfigError)
 	}
 	printRoutineTable(w, states, now)
-	printProblems(e.stderr, problems)
+	if cfg != nil {
+		printProblems(e.stderr, cfg.Problems)
+	}
 }

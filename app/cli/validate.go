@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-
-	"github.com/routinely/routinely/scheduler"
 )
 
 type validateOptions struct {
@@ -33,19 +31,20 @@ FILE:LINE:COL: message. Exits 0 when every routine is valid, 78 otherwise.`,
 	return cmd
 }
 
-// runValidate checks o.file (or the profile's routines.toml). It returns an exitError with 78
-// when the file does not parse or any routine is invalid, 77/1 when the profile cannot be used.
+// runValidate checks o.file (or the profile's routines.toml) and creates nothing. It returns an
+// exitError with 78 when the file is missing, does not parse or has an invalid routine, 77/1 when
+// the profile cannot be used.
 func runValidate(_ context.Context, e *env, o validateOptions) error {
 	file := o.file
 	if file == "" {
-		p, err := e.resolve()
+		p, _, err := e.lookup()
 		if err != nil {
 			return err
 		}
 		file = p.Config
 	}
 	out := jsonValidate{File: file, Routines: []string{}, Problems: []jsonProblem{}}
-	cfg, err := loadConfig(file)
+	cfg, err := loadConfig(file, o.file == "")
 	if err != nil {
 		if !o.json {
 			return err // the error text starts with FILE:LINE:COL (scheduler.ErrConfig → 78)
@@ -72,7 +71,7 @@ func runValidate(_ context.Context, e *env, o validateOptions) error {
 		}
 	}
 	if !out.OK {
-		return withCode(ExitConfig, fmt.Errorf("%w: %s: %d invalid routines", scheduler.ErrConfig, file, len(cfg.Problems)))
+		return withCode(ExitConfig, fmt.Errorf("%s: %s; the other routines run", file, plural(len(cfg.Problems), "problem", "problems")))
 	}
 	return nil
 }

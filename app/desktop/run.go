@@ -1,9 +1,12 @@
-// Package desktop is the Fyne tray application: the only package that imports fyne.io/fyne/v2/app.
+//go:build !nogui
+
 package desktop
 
 import (
 	"context"
 	"log/slog"
+	"os"
+	"runtime/debug"
 	"sync"
 
 	"fyne.io/fyne/v2"
@@ -24,6 +27,11 @@ const appID = autostart.AppID
 func Run(ctx context.Context, p paths.Paths, background bool, version string, logger *slog.Logger) error {
 	if logger == nil {
 		logger = slog.Default()
+	}
+	if os.Getenv("GOGC") == "" {
+		// A long-lived tray app: trade a little GC work for ~15 MB less resident memory (measured
+		// with footprint.sh: 195 → 180 MB with the window shown).
+		debug.SetGCPercent(50)
 	}
 	a := app.NewWithID(appID)
 	a.SetIcon(ui.AppIcon)

@@ -2,7 +2,9 @@
 package paths
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -25,7 +27,8 @@ type Paths struct {
 
 // Resolve returns the paths of the profile selected by home (--home), else $ROUTINELY_HOME, else
 // the per-OS defaults (DESIGN.md §2). It creates and checks the state directory through
-// ownership.StateDir and returns its errors (ownership.ErrUnsafeDir, wrapped) unchanged.
+// ownership.StateDir and returns its errors (ownership.ErrUnsafeDir, wrapped) unchanged. Owners
+// and commands that write (daemon, run, pause, resume, the desktop app) use it.
 func Resolve(home string) (Paths, error) {
 	if home == "" {
 		home = os.Getenv(EnvHome)
@@ -34,16 +37,46 @@ func Resolve(home string) (Paths, error) {
 	if err != nil {
 		return Paths{}, err
 	}
+	return build(state, home != ""), nil
+}
+
+// Lookup is Resolve for observers (status, routines, history, preview, validate, paths): it never
+// creates anything. When home (or $ROUTINELY_HOME) names a directory that does not exist, it
+// returns the paths that directory would hold, made absolute, and exists false — a mistyped
+// --home is reported, not created. Otherwise it behaves as Resolve (the per-OS default directory
+// is created there, empty, 0700) and exists is true. Errors are those of Resolve, plus
+// filepath.Abs's (wrapped).
+func Lookup(home string) (p Paths, exists bool, err error) {
+	if home == "" {
+		home = os.Getenv(EnvHome)
+	}
+	if home != "" {
+		abs, err := filepath.Abs(home)
+		if err != nil {
+			return Paths{}, false, fmt.Errorf("state directory %s: %w", home, err)
+		}
+		if _, err := os.Lstat(abs); errors.Is(err, fs.ErrNotExist) {
+			return build(abs, true), false, nil
+		}
+	}
+	p, err = Resolve(home)
+	return p, err == nil, err
+}
+
+// build lays out a profile's files around its state directory. With an override (--home or
+// ROUTINELY_HOME) everything lives in it; otherwise Linux keeps routines.toml under
+// $XDG_CONFIG_HOME/routinely and macOS and Windows beside the state, as their apps do.
+func build(state string, override bool) Paths {
 	p := Paths{State: state, Journal: filepath.Join(state, "journal.db"), Logs: filepath.Join(state, "logs")}
 	switch {
-	case home != "":
+	case override:
 		p.Config = filepath.Join(state, "routines.toml")
 	case runtime.GOOS == "linux" || runtime.GOOS == "freebsd":
 		p.Config = filepath.Join(xdg.ConfigHome, "routinely", "routines.toml")
-	default: // macOS and Windows keep config beside the state, as their apps do
+	default:
 		p.Config = filepath.Join(state, "routines.toml")
 	}
-	return p, nil
+	return p
 }
 
 // EnsureConfigDir creates the directory of p.Config (0700) so a first routines.toml can be written.

@@ -60,6 +60,8 @@ func Duration(d time.Duration) string {
 		return fmt.Sprintf("%dms", d.Milliseconds())
 	case d < time.Minute:
 		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour && d%time.Minute == 0:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
 	case d < time.Hour:
 		return fmt.Sprintf("%dm %02ds", int(d.Minutes()), int(d.Seconds())%60)
 	case d < 24*time.Hour:
@@ -82,9 +84,14 @@ func Clock(t, now time.Time) string {
 	return t.Format("2006-01-02 15:04")
 }
 
-// Countdown prints the time until t: "in 4m 10s", "now", or "12s ago".
+// Countdown prints the time until t: "in 4m 10s", "now", or "12s ago". Beyond two minutes it
+// counts whole minutes: a person does not need the seconds, and each new text costs the window
+// a redraw.
 func Countdown(t, now time.Time) string {
 	d := t.Sub(now).Truncate(time.Second)
+	if d.Abs() >= 2*time.Minute {
+		d = d.Truncate(time.Minute)
+	}
 	switch {
 	case d > 0:
 		return "in " + Duration(d)

@@ -1,6 +1,9 @@
 package ui
 
 import (
+	"fmt"
+	"time"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
@@ -29,6 +32,7 @@ type RoutinesTable struct {
 	widget.Table
 	rows    []scheduler.RoutineState
 	state   State
+	shown   [][numCols]string // cell texts at the last refresh, to refresh only what changed
 	actions Actions
 	onError func(error)
 }
@@ -64,10 +68,46 @@ func NewRoutinesTable(a Actions, onError func(error)) *RoutinesTable {
 	return t
 }
 
-// Update shows s's routines; call it on the UI goroutine.
+// Update shows s's routines; call it on the UI goroutine. Only cells whose text changed are
+// refreshed: the state arrives every second and most cells stay the same.
 func (t *RoutinesTable) Update(s State) {
 	t.rows, t.state = s.Routines, s
-	t.Refresh()
+	texts := make([][numCols]string, len(s.Routines))
+	for i, r := range s.Routines {
+		for c := range numCols {
+			texts[i][c] = cellText(r, c, s.Now)
+		}
+	}
+	if len(texts) != len(t.shown) {
+		t.shown = texts
+		t.Refresh()
+		return
+	}
+	for i := range texts {
+		for c := range numCols {
+			if texts[i][c] != t.shown[i][c] {
+				t.RefreshItem(widget.TableCellID{Row: i, Col: c})
+			}
+		}
+	}
+	t.shown = texts
+}
+
+// cellText is what column col shows of r (for the actions column, the buttons' state).
+func cellText(r scheduler.RoutineState, col int, now time.Time) string {
+	switch col {
+	case colName:
+		return r.Name
+	case colSchedule:
+		return r.Schedule
+	case colNext:
+		return NextText(r, now)
+	case colLast:
+		return LastText(r, now) + "|" + lastOutcome(r)
+	case colStatus:
+		return RoutineStatus(r, now)
+	}
+	return fmt.Sprintf("%t|%t", r.Paused, r.Disabled != "")
 }
 
 func (t *RoutinesTable) createCell() fyne.CanvasObject {
@@ -95,22 +135,13 @@ func (t *RoutinesTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 	c.lastC.Hide()
 	c.button.Hide()
 	switch id.Col {
-	case colName:
-		c.text.SetText(r.Name)
-		c.text.Show()
-	case colSchedule:
-		c.text.SetText(r.Schedule)
-		c.text.Show()
-	case colNext:
-		c.text.SetText(NextText(r, now))
+	case colName, colSchedule, colNext, colStatus:
+		c.text.SetText(cellText(r, id.Col, now))
 		c.text.Show()
 	case colLast:
 		c.icon.SetResource(OutcomeIcon(r.Last))
 		c.last.SetText(LastText(r, now))
 		c.lastC.Show()
-	case colStatus:
-		c.text.SetText(RoutineStatus(r, now))
-		c.text.Show()
 	case colActions:
 		t.bindButtons(c, r)
 		c.button.Show()
@@ -157,4 +188,11 @@ func OutcomeIcon(r *scheduler.Run) fyne.Resource {
 		return theme.WarningIcon()
 	}
 	return theme.ConfirmIcon()
+}
+
+func lastOutcome(r scheduler.RoutineState) string {
+	if r.Last == nil {
+		return ""
+	}
+	return r.Last.Outcome
 }

@@ -118,17 +118,16 @@ func TestTakeoverApproveReachesHandle(t *testing.T) {
 	}
 }
 
-func TestTakeoverDenyFromTrayReachesHandle(t *testing.T) {
+func TestTakeoverDenyReachesHandle(t *testing.T) {
 	a := test.NewTempApp(t)
 	replies, h, req, c := ownedDir(t)
 	p := NewPresenter(a, a.NewWindow("Routinely"), &handleActions{h: h})
 	p.Apply(State{Mode: ModeOwning, Now: time.Now(), Pending: &req})
-
-	deny := p.Tray.Item(LabelDeny)
-	if deny == nil {
-		t.Fatalf("no Deny item in the tray: %q", p.Tray.Labels())
+	if p.Prompt == nil {
+		t.Fatal("no takeover dialog after the request")
 	}
-	deny.Action()
+
+	test.Tap(p.Prompt.deny)
 
 	if got := c.Result(t, 10*time.Second); got != "denied" {
 		t.Fatalf("challenger: %q, want denied", got)
@@ -141,7 +140,32 @@ func TestTakeoverDenyFromTrayReachesHandle(t *testing.T) {
 	}
 	// The request is gone: the prompt closes and the tray items disappear.
 	p.Apply(State{Mode: ModeOwning, Now: time.Now()})
-	if p.Prompt != nil || p.Tray.Item(LabelDeny) != nil {
+	if p.Prompt != nil || p.Tray.Item(LabelDeny) != nil || p.Tray.Item(approvePrefix) != nil {
 		t.Errorf("prompt or tray items left after the answer: %q", p.Tray.Labels())
+	}
+}
+
+func TestTakeoverApproveFromTrayReachesHandle(t *testing.T) {
+	a := test.NewTempApp(t)
+	replies, h, req, c := ownedDir(t)
+	p := NewPresenter(a, a.NewWindow("Routinely"), &handleActions{h: h})
+	p.Apply(State{Mode: ModeOwning, Now: time.Now(), Pending: &req})
+
+	approve := p.Tray.Item(approvePrefix)
+	if approve == nil || p.Tray.Item(LabelDeny) == nil {
+		t.Fatalf("no Approve/Deny items in the tray: %q", p.Tray.Labels())
+	}
+	approve.Action()
+
+	if got := c.Result(t, 10*time.Second); !strings.HasPrefix(got, "owned") {
+		t.Fatalf("challenger: %q, want it to own after approval", got)
+	}
+	if r := resolved(t, replies); r.Decision != ownership.DecisionApproved || r.By != "user" {
+		t.Errorf("reply = %+v, want approved by user", r)
+	}
+	select {
+	case <-h.Lost():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the handle still owns after the approval")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -19,6 +20,9 @@ func main() {
 	readme := flag.String("readme", "", "also write the table into this README between "+markStart+" and "+markEnd)
 	skipGo := flag.Bool("skip-go-bench", false, "leave out the figures that come from the packages' Go benchmarks")
 	flag.Parse()
+	if abs, err := filepath.Abs(*bin); err == nil {
+		*bin = abs
+	}
 	if _, err := os.Stat(*bin); err != nil {
 		fmt.Fprintf(os.Stderr, "bench: %v (build it with `make build-nogui`)\n", err)
 		os.Exit(2)
@@ -45,6 +49,7 @@ func main() {
 	add(Takeover(*bin, root, min(trials, 30)))
 	add(FireLateness(*bin, root, lateWindow))
 	if !*skipGo {
+		add(FireLatenessInProcess())
 		add(JournalClaims(*quick))
 		add(LoadArm(*quick))
 		add(Heartbeat())

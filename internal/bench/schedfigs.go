@@ -7,6 +7,25 @@ import "fmt"
 // Baseline metrics carry one of these words in their unit.
 var baselineWords = []string{"gocron", "bare", "raw", "baseline"}
 
+// FireLatenessInProcess reads the scheduler's own 100-routines-every-second benchmark (engine
+// in-process, its own task) and its bare-gocron baseline, when the scheduler has one.
+func FireLatenessInProcess() Figure {
+	f := Figure{Name: "fire lateness, scheduler benchmark (in-process)", Unit: "ms", Goal: "p99 ≤ 10 ms, ratio ≤ 1.5",
+		Met: func(f Figure) bool { return f.Value.P99 <= 10 && f.Ratio() <= 1.5 }, Note: "scheduler package benchmark"}
+	runs, err := goBench("scheduler", "FireLateness", "1x", 1)
+	if err != nil {
+		f.Err = err
+		return f
+	}
+	f.Value, f.Err = quantiles(runs, nil, baselineWords)
+	if f.Err == nil {
+		var b Stat
+		b, f.Err = quantiles(runs, []string{"gocron"}, nil)
+		f.Baseline = &b
+	}
+	return f
+}
+
 // quantiles builds a Stat from a benchmark's "p50…" (or "median…") and "p99…" millisecond
 // metrics, taking the median of each across -count runs.
 func quantiles(runs benchRuns, want, avoid []string) (Stat, error) {

@@ -36,7 +36,7 @@ func Run(opts Options) (*Report, error) {
 		return nil, err
 	}
 	defer actions.Close()
-	fmt.Fprintf(opts.Out, "chaos run: seed %d for %v in %s\n", opts.Seed, opts.Duration, opts.Dir)
+	fmt.Fprintf(opts.Out, "chaos run starting: seed %d for %v in %s\n", opts.Seed, opts.Duration, opts.Dir)
 	d := NewDriver(opts.Bin, home, opts.Dir, opts.Seed, actions)
 	defer d.KillAll() // only matters if the run is cut short
 	d.Start()

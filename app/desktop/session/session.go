@@ -16,10 +16,6 @@ import (
 	"github.com/routinely/routinely/scheduler"
 )
 
-// ServeFunc runs the routines while h owns (core.Serve's signature).
-type ServeFunc func(ctx context.Context, h *ownership.Handle, p paths.Paths, n scheduler.Notifier,
-	logger *slog.Logger, started func(*scheduler.Engine)) error
-
 // Options wire a Session.
 type Options struct {
 	Paths    paths.Paths
@@ -29,7 +25,6 @@ type Options struct {
 	// Publish receives every new snapshot, from the session's goroutines. It must not block:
 	// the desktop hands the snapshot to the UI goroutine with fyne.Do.
 	Publish func(ui.State)
-	Serve   ServeFunc     // nil → core.Serve
 	Tick    time.Duration // how often the observed state is refreshed; 0 → 1 s
 	// Executable is the binary the login item starts; "" → os.Executable.
 	Executable string
@@ -41,17 +36,16 @@ type Session struct {
 	opts   Options
 	logger *slog.Logger
 
-	mu         sync.Mutex
-	mode       ui.Mode
-	handle     *ownership.Handle
-	engine     *scheduler.Engine
-	pending    *ownership.Request
-	notice     string
-	settings   Settings
-	autostart  bool
-	takingBack bool
-	lastReq    *ownership.Request // the newest takeover request seen while owning
-	yieldedTo  *ownership.Request // the request this app approved (set until a successor owns)
+	mu        sync.Mutex
+	mode      ui.Mode
+	handle    *ownership.Handle
+	engine    *scheduler.Engine
+	pending   *ownership.Request
+	notice    string
+	settings  Settings
+	autostart bool
+	lastReq   *ownership.Request // the newest takeover request seen while owning
+	yieldedTo *ownership.Request // the request this app approved (set until a successor owns)
 
 	takeBack chan struct{} // a Take back click, consumed by the standby loop
 	kick     chan struct{} // publish a fresh snapshot now
@@ -60,9 +54,6 @@ type Session struct {
 
 // New prepares a session; Run starts it.
 func New(opts Options) *Session {
-	if opts.Serve == nil {
-		opts.Serve = core.Serve
-	}
 	if opts.Tick == 0 {
 		opts.Tick = time.Second
 	}
@@ -118,26 +109,26 @@ func (s *Session) obtain(ctx context.Context) (*ownership.Handle, error) {
 
 // standby waits until the owner goes away, or takes over when the person clicks Take back.
 func (s *Session) standby(ctx context.Context) (*ownership.Handle, error) {
+	select {
+	case <-s.takeBack: // a click from before this standby (a stale menu) is not a request
+	default:
+	}
 	for {
 		wctx, cancel := context.WithCancel(ctx)
-		stop := make(chan struct{})
+		stop, watched := make(chan struct{}), make(chan bool, 1)
 		go func() {
 			select {
 			case <-s.takeBack:
-				s.mu.Lock()
-				s.takingBack = true
-				s.mu.Unlock()
 				cancel()
+				watched <- true
 			case <-stop:
+				watched <- false
 			}
 		}()
 		h, err := ownership.Wait(wctx, s.ownershipOptions())
 		close(stop)
 		cancel()
-		s.mu.Lock()
-		takeBack := s.takingBack
-		s.takingBack = false
-		s.mu.Unlock()
+		takeBack := <-watched
 		if err == nil || ctx.Err() != nil || !takeBack {
 			return h, err
 		}
@@ -172,7 +163,7 @@ func (s *Session) own(ctx context.Context, h *ownership.Handle) {
 	s.poke()
 	s.logger.Info("this app owns the routines", "epoch", h.Epoch())
 	go s.watchEvents(h)
-	err := s.opts.Serve(ctx, h, s.opts.Paths, s.opts.Notifier, s.logger, func(e *scheduler.Engine) {
+	err := core.Serve(ctx, h, s.opts.Paths, s.opts.Notifier, s.logger, func(e *scheduler.Engine) {
 		s.mu.Lock()
 		s.engine = e
 		s.mu.Unlock()

@@ -185,15 +185,18 @@ func TestApprovedTakeoverThenOwnsAgainWhenDaemonDies(t *testing.T) {
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
 	killed := time.Now()
-	waitFor(t, s, 2*time.Second, "owning again after the daemon died", owning)
+	waitFor(t, s, 2*time.Second, "owning again after the daemon died", func(st ui.State) bool {
+		return st.Mode == ui.ModeOwning && st.Self != nil && st.Self.PID == os.Getpid()
+	})
 	t.Logf("owned again %s after SIGKILL", time.Since(killed).Round(time.Millisecond))
+	waitFor(t, s, 10*time.Second, "routines running again", owning)
 }
 
 func TestUnansweredRequestIsDeniedAtDeadline(t *testing.T) {
 	s, p := newSession(t)
 	waitFor(t, s, 10*time.Second, "owning at start", owning)
-	_, lines := startChallenger(t, p.State, 2*time.Second)
-	waitFor(t, s, 5*time.Second, "takeover prompt", func(st ui.State) bool { return st.Pending != nil })
+	_, lines := startChallenger(t, p.State, 4*time.Second)
+	waitFor(t, s, 4*time.Second, "takeover prompt", func(st ui.State) bool { return st.Pending != nil })
 	got := line(t, lines, 10*time.Second)
 	if got != "denied" && got != "timeout" {
 		t.Fatalf("challenger: %q, want it refused after the deadline", got)

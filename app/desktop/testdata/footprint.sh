@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Footprint benchmark of the desktop app (not part of `make test`): idle RSS and CPU under Xvfb
 # with 20 routines, window shown (its labels refresh every second), tray registered.
-#   bash app/desktop/testdata/footprint.sh ./build/routinely [SECONDS]    (default 300)
+#   bash app/desktop/testdata/footprint.sh ./build/routinely [SECONDS [APP ARGS...]]
+# SECONDS defaults to 300; APP ARGS such as --background measure the app with its window hidden.
 # Prints RSS at start and end, the RSS growth over the last 3 minutes (or the last 60 % of a
 # shorter run), and the average CPU use in % of one core. Goals (issue 6): RSS <= 120 MB,
 # CPU <= 1 %, no growth over the last 3 minutes.
@@ -12,6 +13,7 @@ if [ -z "${FOOTPRINT_INNER:-}" ]; then
 fi
 BIN=$(realpath "${1:?usage: footprint.sh BINARY [SECONDS]}")
 DURATION=${2:-300}
+shift $(( $# >= 2 ? 2 : $# ))
 HOME_DIR=$(mktemp -d /tmp/routinely-footprint.XXXXXX); chmod 700 "$HOME_DIR"
 export ROUTINELY_HOME=$HOME_DIR LANG=C.UTF-8
 pids=()
@@ -29,7 +31,7 @@ chmod 600 "$HOME_DIR/routines.toml"
 
 status-notifier-watcher >/dev/null 2>&1 & pids+=($!)
 sleep 1
-"$BIN" >"$HOME_DIR/app.log" 2>&1 & APP=$!; pids+=($APP)
+"$BIN" "$@" >"$HOME_DIR/app.log" 2>&1 & APP=$!; pids+=($APP)
 sleep 10 # start-up is not idle
 
 HZ=$(getconf CLK_TCK)
@@ -37,7 +39,7 @@ rss_kb() { awk '/^VmRSS/{print $2}' "/proc/$APP/status"; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$APP/stat"; }   # utime + stime of the app
 t0=$(date +%s.%N); c0=$(cpu_ticks); r0=$(rss_kb)
 tail_from=$(( DURATION > 300 ? DURATION - 180 : DURATION * 2 / 5 ))
-echo "sampling pid $APP for ${DURATION}s (RSS every 10 s)"
+echo "sampling pid $APP ($*) for ${DURATION}s (RSS every 10 s)"
 r_mark=$r0
 for (( s = 10; s <= DURATION; s += 10 )); do
 	sleep 10

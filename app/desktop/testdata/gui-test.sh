@@ -60,6 +60,17 @@ role_is() { [ "$(owner_role)" = "$1" ]; }
 } >"$HOME_DIR/routines.toml"
 chmod 600 "$HOME_DIR/routines.toml"
 
+# 0. No StatusNotifierWatcher on the bus: a --background start must warn and show its window
+#    rather than run invisibly. (Own profile, so it does not touch the main test's.)
+NOTRAY_HOME=$(mktemp -d /tmp/routinely-notray.XXXXXX); chmod 700 "$NOTRAY_HOME"
+ROUTINELY_HOME=$NOTRAY_HOME "$BIN" --background >"$OUT/notray.log" 2>&1 & NOTRAY=$!; pids+=($NOTRAY)
+notray_window() { xdotool search --onlyvisible --name '^Routinely$'; }
+wait_for 15 notray_window || { cat "$OUT/notray.log" >&2; fail "no window shown without a tray host"; }
+grep -q 'no system tray.*AppIndicator' "$OUT/notray.log" || fail "no clear warning naming the AppIndicator extension"
+pass "without a tray host: warning logged and window shown"
+kill "$NOTRAY"; wait "$NOTRAY" 2>/dev/null || true; rm -rf "$NOTRAY_HOME"
+wait_for 5 sh -c '! xdotool search --onlyvisible --name "^Routinely$"' || fail "the no-tray app's window did not go away"
+
 # The tray watcher must be up BEFORE the app (else systray never registers).
 status-notifier-watcher >"$OUT/watcher.log" 2>&1 & pids+=($!)
 wait_for 10 sni_get RegisteredStatusNotifierItems || fail "status-notifier-watcher did not start"
@@ -74,23 +85,29 @@ wait_for 20 tray_registered || fail "no tray item registered"
 BUS=$(tray_bus); MENU=$(menu_path)
 [ -n "$MENU" ] || fail "the tray item has no menu (GNOME would hide it)"
 pass "tray item registered on $BUS with menu $MENU"
-grep -q "Error parsing user locale" "$OUT/app.log" && fail "Fyne could not parse the C locale (LANGUAGE not set in code)"
+if grep -q "Error parsing user locale" "$OUT/app.log"; then fail "Fyne could not parse the C locale (LANGUAGE not set in code)"; fi
 wait_for 15 role_is desktop || fail "the app does not own the routines (status: $(status_json | head -c 400))"
 [ "$(owner_pid)" = "$APP" ] || fail "owner pid $(owner_pid), want the app's $APP"
 pass "the app owns (pid $APP)"
 wait_for 5 has_label "Owner: this app" || fail "tray status line: $(menu_labels | head -1)"
 pass "tray says: $(menu_labels | head -1)"
 
-# 2. Open Routinely through the tray menu and screenshot the window.
+# 2. --background showed no window; Open Routinely in the tray menu shows it. Screenshot.
+if xdotool search --onlyvisible --name '^Routinely$' >/dev/null 2>&1; then fail "--background start showed the window"; fi
 click "Open Routinely"
-wait_for 10 xdotool search --name '^Routinely$' || fail "no window after Open Routinely"
+wait_for 10 xdotool search --onlyvisible --name '^Routinely$' || fail "no window after Open Routinely"
 sleep 1.5
 import -window root "$OUT/window.png"; pass "window shown (screenshot window.png)"
 
 # 3. A daemon asks to take over: notification, tray Approve, daemon owns.
 "$BIN" daemon --takeover >"$OUT/daemon.log" 2>&1 & DAEMON=$!; pids+=($DAEMON)
+wait_for 5 test -s "$HOME_DIR/takeover.json" || fail "the daemon wrote no takeover request"
+requested=$(date -d "$(python3 -c "import json; print(json.load(open('$HOME_DIR/takeover.json'))['requested_at'])")" +%s.%N)
 wait_for 5 grep -q 'asks to take over your routines' "$OUT/notify.log" || fail "no takeover notification (Notify) within 5 s"
-pass "notification: $(grep -o 'A Routinely daemon (pid [0-9]*) asks to take over your routines' "$OUT/notify.log" | head -1)"
+notified=$(grep -B5 'asks to take over your routines' "$OUT/notify.log" | grep -o 'method call time=[0-9.]*' | tail -1 | cut -d= -f2)
+delay=$(echo "$notified - $requested" | bc)
+[ "$(echo "$delay <= 1.0" | bc)" = 1 ] || fail "the notification came ${delay}s after the request (want <= 1 s)"
+pass "notification ${delay}s after the request: $(grep -o 'A Routinely daemon (pid [0-9]*) asks to take over your routines' "$OUT/notify.log" | head -1)"
 wait_for 3 has_label "Approve takeover" || fail "no Approve item in the tray menu"
 has_label "Deny" || fail "no Deny item in the tray menu"
 sleep 1
@@ -116,7 +133,7 @@ pass "the app owns again ${took}s after SIGKILL"
 # 5. Quit from the tray drains and releases: the app exits and nobody owns.
 click "Quit"
 for _ in $(seq 50); do kill -0 "$APP" 2>/dev/null || break; sleep 0.2; done
-kill -0 "$APP" 2>/dev/null && fail "the app did not exit within 10 s of Quit"
-role_is desktop && fail "the guard is still held after Quit"
+if kill -0 "$APP" 2>/dev/null; then fail "the app did not exit within 10 s of Quit"; fi
+if role_is desktop; then fail "the guard is still held after Quit"; fi
 pass "Quit released ownership and exited"
 echo "gui-test: all passed (artifacts in $OUT)"

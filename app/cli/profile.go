@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/routinely/routinely/app/paths"
+	"github.com/routinely/routinely/scheduler"
+)
+
+// This file is how commands reach the profile: its paths, routines.toml and journal. Observers
+// (status, routines, history, preview, validate, paths) use lookup and the read-side helpers and
+// never create a file; owners and commands that leave a request for the owner (daemon, run,
+// pause, resume) use resolve.
+
+// resolve returns the profile's paths, creating the state directory (0700) if needed. Errors are
+// those of paths.Resolve: ownership.ErrUnsafeDir or a permission error (both exit 77), other I/O
+// errors (1).
+func (e *env) resolve() (paths.Paths, error) {
+	return paths.Resolve(e.home)
+}
+
+// lookup returns the profile's paths without creating anything; exists is false when --home or
+// ROUTINELY_HOME names a directory that does not exist. Errors as for resolve.
+func (e *env) lookup() (p paths.Paths, exists bool, err error) {
+	return paths.Lookup(e.home)
+}
+
+// profileConfig looks the profile up (creating nothing) and loads its routines.toml. Errors:
+// errNoConfig when the file does not exist, scheduler.ErrConfig when it cannot be read or parsed
+// (both exit 78), and those of lookup.
+func (e *env) profileConfig() (paths.Paths, *scheduler.Config, error) {
+	p, _, err := e.lookup()
+	if err != nil {
+		return paths.Paths{}, nil, err
+	}
+	cfg, err := loadConfig(p.Config, true)
+	return p, cfg, err
+}
+
+// profileRoutine is profileConfig plus findRoutine(name).
+func (e *env) profileRoutine(name string) (paths.Paths, *scheduler.Config, *scheduler.Routine, error) {
+	p, cfg, err := e.profileConfig()
+	if err != nil {
+		return p, nil, nil, err
+	}
+	r, err := findRoutine(cfg, name)
+	return p, cfg, r, err
+}
+
+// loadConfig reads and validates a routines file. A missing file is errNoConfig (exit 78) with
+// what to do: for the profile's own file (profile true), where to put one. A file that does not
+// parse is scheduler.ErrConfig with FILE:LINE:COL; invalid routines are in cfg.Problems.
+func loadConfig(path string, profile bool) (*scheduler.Config, error) {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && profile:
+		return nil, fmt.Errorf("%w: %s does not exist.\nCopy examples/routines.toml there and edit it ('routinely validate' checks it), or choose another profile with --home DIR", errNoConfig, path)
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%w: %s does not exist", errNoConfig, path)
+	case err == nil && fi.IsDir():
+		return nil, fmt.Errorf("%w: %s is a directory; give the routines.toml file inside it", scheduler.ErrConfig, path)
+	}
+	return scheduler.LoadConfig(path)
+}
+
+// findRoutine returns the routine called name. Errors: scheduler.ErrConfig (exit 78) when the
+// routine exists but is disabled by a validation problem, naming FILE:LINE:COL;
+// scheduler.ErrUnknownRoutine (exit 1) listing the names there are otherwise.
+func findRoutine(cfg *scheduler.Config, name string) (*scheduler.Routine, error) {
+	names := make([]string, 0, len(cfg.Routines))
+	for _, r := range cfg.Routines {
+		if r.Name == name {
+			return r, nil
+		}
+		names = append(names, r.Name)
+	}
+	for _, p := range cfg.Problems {
+		if p.Routine == name {
+			return nil, fmt.Errorf("%w: routine %q is disabled: %s.\nFix it in routines.toml ('routinely validate' lists every problem)", scheduler.ErrConfig, name, formatProblem(p))
+		}
+	}
+	return nil, fmt.Errorf("%w: %q in %s (routines: %v); 'routinely routines' lists them", scheduler.ErrUnknownRoutine, name, cfg.Path, names)
+}
+
+// requestJournal opens the journal of the profile to record a request for the owner (a pause or
+// a resume) about routine name, or every routine when name is "" (then r is nil). It checks name
+// against routines.toml first and never creates a profile directory that --home names but that
+// does not exist; the caller closes the journal. Errors: those of profileRoutine, errNoConfig (78)
+// for a missing profile, resolve's and the journal's.
+func (e *env) requestJournal(name string) (r *scheduler.Routine, j *scheduler.Journal, err error) {
+	if name != "" {
+		if _, _, r, err = e.profileRoutine(name); err != nil {
+			return nil, nil, err
+		}
+	} else if p, exists, err := e.lookup(); err != nil {
+		return nil, nil, err
+	} else if !exists {
+		return nil, nil, fmt.Errorf("%w: the profile directory %s does not exist; check --home", errNoConfig, p.State)
+	}
+	p, err := e.resolve()
+	if err != nil {
+		return nil, nil, err
+	}
+	j, err = openJournalCreate(p)
+	return r, j, err
+}
+
+// openJournal opens the profile's journal for reading. It returns (nil, nil) when the journal
+// does not exist yet (nothing has ever owned this profile): looking never creates it.
+func openJournal(p paths.Paths) (*scheduler.Journal, error) {
+	if _, err := os.Stat(p.Journal); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return openJournalCreate(p)
+}
+
+// openJournalCreate opens the journal, creating and migrating it if needed (SQLite makes that
+// safe beside a running owner). For commands that leave requests for the owner: run, pause,
+// resume. Errors: the journal's, wrapped.
+func openJournalCreate(p paths.Paths) (*scheduler.Journal, error) {
+	j, err := scheduler.OpenJournal(p.Journal)
+	if err != nil {
+		return nil, fmt.Errorf("open journal %s: %w", p.Journal, err)
+	}
+	return j, nil
+}
+
+// routineStates returns what observers show for each routine of cfg at e.now(), from the
+// profile's journal. With no journal yet it computes them against an empty journal in a private
+// temporary directory, removed before returning, so that status and routines never create
+// journal.db in the profile (the scheduler computes states from a journal only). Errors: the
+// journal's, wrapped.
+func routineStates(e *env, p paths.Paths, cfg *scheduler.Config) ([]scheduler.RoutineState, error) {
+	j, err := openJournal(p)
+	if err != nil {
+		return nil, err
+	}
+	if j == nil {
+		tmp, err := os.MkdirTemp("", "routinely-observer-")
+		if err != nil {
+			return nil, fmt.Errorf("routine states: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+		if j, err = openJournalCreate(paths.Paths{Journal: filepath.Join(tmp, "journal.db")}); err != nil {
+			return nil, err
+		}
+	}
+	defer j.Close()
+	states, err := scheduler.States(cfg, j, e.now())
+	if err != nil {
+		return nil, fmt.Errorf("routine states: %w", err)
+	}
+	return states, nil
+}

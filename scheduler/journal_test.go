@@ -1,0 +1,113 @@
+package scheduler
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func acquiredJournal(t testing.TB) *Journal {
+	t.Helper()
+	j, err := OpenJournal(filepath.Join(t.TempDir(), "journal.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = j.Close() })
+	if _, err := j.Acquire(1, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
+func TestJournalWALAndSchemaVersion(t *testing.T) {
+	j := acquiredJournal(t)
+	var mode string
+	var version int
+	if err := j.db.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
+		t.Fatalf("journal_mode %q %v", mode, err)
+	}
+	if err := j.db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != len(migrations) {
+		t.Fatalf("user_version %d %v", version, err)
+	}
+	// Reopening an up-to-date journal applies nothing and keeps the data.
+	if _, err := j.Claim(claim{Routine: "a", Slot: time.Unix(100, 0), Trigger: TriggerSchedule, Outcome: OutcomeSuccess}); err != nil {
+		t.Fatal(err)
+	}
+	j2, err := OpenJournal(j.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j2.Close()
+	if h, _ := j2.History("", 0); len(h) != 1 {
+		t.Fatalf("history after reopen: %v", h)
+	}
+}
+
+func TestRetentionKeepsNewestRuns(t *testing.T) {
+	j := acquiredJournal(t)
+	for i := range 30 {
+		id, err := j.Claim(claim{Routine: "a", Slot: time.Unix(int64(1000+i), 0), Trigger: TriggerSchedule, Outcome: OutcomeRunning})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := j.Finish(id, finish{Outcome: OutcomeSuccess, Finished: time.Now(), Output: []byte(fmt.Sprint(i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.pruneLater("a", 10)
+	j.pruneWG.Wait()
+	h, _ := j.History("a", 0)
+	if len(h) != 10 || h[0].Slot.Unix() != 1029 || h[9].Slot.Unix() != 1020 {
+		t.Fatalf("kept %d runs: first %v last %v", len(h), h[0].Slot, h[len(h)-1].Slot)
+	}
+	out, err := j.Output(h[0].ID)
+	if err != nil || string(out) != "29" {
+		t.Fatalf("output %q %v", out, err)
+	}
+	// The high-water mark survives pruning: an old slot cannot be claimed again.
+	if _, err := j.Claim(claim{Routine: "a", Slot: time.Unix(1005, 0), Trigger: TriggerSchedule, Outcome: OutcomeRunning}); err == nil {
+		t.Fatal("pruned old slot was claimable again")
+	}
+}
+
+func TestSnapshotStoreKeepsLastN(t *testing.T) {
+	j := acquiredJournal(t)
+	if _, ok, err := j.LastSnapshot("w"); ok || err != nil {
+		t.Fatalf("empty store: ok=%v err=%v", ok, err)
+	}
+	for i := range 5 {
+		if err := j.SaveSnapshot("w", fmt.Sprint("v", i), 3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text, ok, err := j.LastSnapshot("w")
+	if err != nil || !ok || text != "v4" {
+		t.Fatalf("last = %q %v %v", text, ok, err)
+	}
+	var n int
+	_ = j.db.QueryRow(`SELECT COUNT(*) FROM snapshots WHERE routine = 'w'`).Scan(&n)
+	if n != 3 {
+		t.Fatalf("kept %d snapshots, want 3", n)
+	}
+}
+
+func TestRequestLifecycle(t *testing.T) {
+	j := acquiredJournal(t)
+	id, err := j.RequestRun("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run, err := j.RequestResult(id); run != 0 || err != nil {
+		t.Fatalf("pending: %d %v", run, err)
+	}
+	if _, err := j.RequestResult(id + 100); err == nil {
+		t.Fatal("unknown request has a result")
+	}
+	if err := j.answerRequest(id, 0, "no routine"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.RequestResult(id); err == nil {
+		t.Fatal("refused request reports no error")
+	}
+}
