@@ -26,9 +26,10 @@ build: ## desktop + CLI binary (cgo, needs the GL/X11 headers)
 build-nogui: ## CLI-only binary, no cgo
 	CGO_ENABLED=0 $(GO) build -tags nogui -ldflags '$(LDFLAGS)' -o $(BIN_NOGUI) .
 
-$(EXAMPLE_HOME)/routines.toml: examples/routines.toml
+# Copied once, then yours to edit: no prerequisite, so a newer examples/ never overwrites your edits.
+$(EXAMPLE_HOME)/routines.toml:
 	mkdir -p $(EXAMPLE_HOME) && chmod 700 $(EXAMPLE_HOME)
-	sed 's#@HOME@#$(EXAMPLE_HOME)#g' $< > $@ && chmod 600 $@
+	sed 's#@HOME@#$(EXAMPLE_HOME)#g' examples/routines.toml > $@ && chmod 600 $@
 
 # The example page watch reads this page through `routinely dev-serve`; copied once, then yours to edit.
 $(EXAMPLE_HOME)/site/index.html:

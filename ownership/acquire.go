@@ -24,11 +24,12 @@ var (
 	heldHere = map[string]bool{}
 )
 
-// Acquire tries once to take the guard of opts.Dir. It returns a Handle that owns (epoch stored,
-// heartbeat running, owner.json written moments later), or an error: *OwnedError (errors.Is
-// ErrOwned) naming the holder when another process holds the guard, ErrHeldInProcess when this
-// process already owns, ErrUnsafeDir for an unsafe directory, ctx.Err() when ctx has ended, or an
-// I/O error (wrapped) when the directory cannot be used.
+// Acquire tries once, without waiting, to take the guard of opts.Dir. It returns a Handle that
+// owns (epoch durably stored, owner.json written, heartbeat running), or an error: *OwnedError
+// (errors.Is ErrOwned) naming the holder when another process holds the guard; ErrHeldInProcess
+// when this process already owns; ErrUnsafeDir (wrapped) for an unsafe directory; ctx.Err() when
+// ctx has already ended; the error of Options.EpochFloor (wrapped); or an I/O error (wrapped)
+// when the directory, the guard or the epoch file cannot be used.
 func Acquire(ctx context.Context, opts Options) (*Handle, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -49,8 +50,9 @@ func Acquire(ctx context.Context, opts Options) (*Handle, error) {
 	return nil, ownedError(opts.Dir)
 }
 
-// Wait stands by until this process owns opts.Dir (trying the guard every 20 ms), or ctx ends
-// (ctx.Err()). Other errors as for Acquire, except ErrOwned.
+// Wait stands by until this process owns opts.Dir, trying the guard every 20 ms (waitPoll), and
+// returns the Handle; or it returns ctx.Err() when ctx ends first. Other errors as for Acquire,
+// except ErrOwned: a held guard is what it waits out.
 func Wait(ctx context.Context, opts Options) (*Handle, error) {
 	opts, err := normalize(opts)
 	if err != nil {
@@ -79,7 +81,9 @@ func Wait(ctx context.Context, opts Options) (*Handle, error) {
 	}
 }
 
-// normalize fills defaults and checks the directory (ErrUnsafeDir).
+// normalize fills the defaults of o and replaces o.Dir by its canonical path (symlinks
+// resolved). Errors: ErrUnsafeDir (wrapped) when no directory is given or it is unsafe (see
+// checkDirSafe); the error (wrapped) of resolving a directory that does not exist.
 func normalize(o Options) (Options, error) {
 	if o.Dir == "" {
 		return o, fmt.Errorf("%w: no state directory given (resolve it with StateDir)", ErrUnsafeDir)
@@ -135,10 +139,11 @@ func tryAcquire(o Options, w *dirWatcher) (*Handle, error) {
 	return h, nil
 }
 
-// startOwning turns a freshly locked guard into an owner (DESIGN.md §3 "Acquire"): the durable epoch
-// first, then the record (so a challenger can address this owner as soon as Acquire returns),
-// then the heartbeat loop, whose first act is making the record durable. The fsyncs of the record
-// stay off the caller's path to keep crash recovery fast: the guard, not the record, decides.
+// startOwning turns a freshly locked guard into an owner (DESIGN.md §3 "Acquire"): the durable
+// epoch first, then the record (so a challenger can address this owner as soon as Acquire
+// returns), then the heartbeat loop, whose first act is making the record durable. The fsyncs of
+// the record stay off the caller's path to keep crash recovery fast: the guard, not the record,
+// decides. Errors: those of Options.EpochFloor (wrapped) and of storing the epoch.
 func startOwning(o Options, g *guard, w *dirWatcher) (*Handle, error) {
 	prev, _ := readRecord(o.Dir) // torn or missing: the epoch file and the journal still bound it
 	var floor uint64
@@ -179,6 +184,7 @@ func startOwning(o Options, g *guard, w *dirWatcher) (*Handle, error) {
 		h.asks = make(chan Request, eventBuffer)
 		go h.deliverAsks()
 	}
+	h.logOwnership("acquired")
 	go h.loop(w)
 	return h, nil
 }

@@ -1,8 +1,9 @@
 package ownership
 
 // CONTRACT FILE: the types below are what scheduler/, app/cli and app/desktop code against. The
-// functions live in files with one job each: acquire.go (Acquire, Wait), takeover.go (Takeover),
-// handle.go (Handle), inspect.go (Inspect), observer.go (Observer), statedir.go (StateDir).
+// functions live in files with one job each (see doc.go): acquire.go (Acquire, Wait),
+// takeover.go (Takeover), handle.go (Handle), inspect.go (Inspect), observer.go (Observer),
+// statedir.go (StateDir).
 
 import (
 	"fmt"
@@ -30,10 +31,13 @@ type Options struct {
 	Version           string        // written to owner.json
 	HeartbeatInterval time.Duration // 0 → DefaultHeartbeat
 	Policy            Policy        // how takeover requests are answered ("" → PolicyAllow)
-	// OnRequest is called (from the heartbeat goroutine, must not block) when a valid takeover
-	// request addressed to this owner arrives and Policy is PolicyAsk; answer with Handle.Decide.
+	// OnRequest is called when a valid takeover request addressed to this owner arrives and
+	// Policy is PolicyAsk; answer with Handle.Decide. Calls come one at a time, in order, on a
+	// goroutine of their own, so a slow callback never delays the heartbeat (it only delays the
+	// next call).
 	OnRequest func(Request)
-	// EpochFloor, if set, returns the highest epoch known to another source (the journal).
+	// EpochFloor, if set, returns the highest epoch known to another source (the journal); it is
+	// called once per acquisition, with the guard held. An error fails the acquisition.
 	EpochFloor func() (uint64, error)
 	Logger     *slog.Logger
 }
@@ -82,6 +86,8 @@ type OwnedError struct {
 	Status Status
 }
 
+// Error names the holder for a person: role, pid, host, since when and epoch, or what is known
+// when owner.json does not describe the holder.
 func (e *OwnedError) Error() string {
 	r := e.Holder
 	if r == nil {

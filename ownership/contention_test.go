@@ -272,11 +272,7 @@ func TestGuardUnlinked(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, lockName)); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-h.Lost():
-	case <-time.After(long):
-		t.Fatal("owner did not notice the deleted guard")
-	}
+	receive(t, h.Lost(), "the owner to notice the deleted guard")
 	if d := time.Since(removed); d > interval+time.Second {
 		t.Logf("noticed after %s (interval %s) on a loaded machine", d, interval)
 	}
@@ -323,11 +319,7 @@ func TestReleaseWaitsForInFlight(t *testing.T) {
 		t.Fatalf("BeginRun while releasing: %v", err)
 	}
 	done()
-	select {
-	case <-h.Lost():
-	case <-time.After(long):
-		t.Fatal("release did not complete after the run ended")
-	}
+	receive(t, h.Lost(), "the release to complete after the run ended")
 	r, _ := readRecord(dir)
 	if r == nil || r.State != StateReleased || r.LastJob == nil || r.LastJob.Finished == nil {
 		t.Fatalf("record after release: %+v", r)
@@ -386,11 +378,7 @@ func TestEventsNeverBlock(t *testing.T) {
 			h.emit(Event{Kind: EventWriteFailed})
 		}
 	}()
-	select {
-	case <-done:
-	case <-time.After(long):
-		t.Fatal("emit blocked without a reader")
-	}
+	receive(t, done, "emit to return without a reader")
 	if n := len(h.Events()); n != eventBuffer {
 		t.Fatalf("%d buffered events, want %d", n, eventBuffer)
 	}

@@ -35,35 +35,39 @@ func writeJSONAtomic(dir, name string, v any, durable bool) error {
 	return writeFileAtomic(dir, name, append(data, '\n'), durable)
 }
 
+// writeFileAtomic is writeJSONAtomic for bytes already encoded. Errors name dir/name and wrap
+// the failing step's error.
 func writeFileAtomic(dir, name string, data []byte, durable bool) (err error) {
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
-	tmp := filepath.Join(dir, name+tmpMarker+hex.EncodeToString(rnd[:]))
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Join(dir, name), err)
-	}
+	path := filepath.Join(dir, name)
 	defer func() {
 		if err != nil {
-			_ = os.Remove(tmp)
+			err = fmt.Errorf("write %s: %w", path, err)
 		}
 	}()
-	_, werr := f.Write(data)
-	if werr == nil && durable {
-		werr = f.Sync()
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := path + tmpMarker + hex.EncodeToString(rnd[:])
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
 	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
+	_, err = f.Write(data)
+	if err == nil && durable {
+		err = f.Sync()
 	}
-	if werr != nil {
-		return fmt.Errorf("write %s: %w", filepath.Join(dir, name), werr)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := replaceFile(tmp, filepath.Join(dir, name)); err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Join(dir, name), err)
+	if err == nil {
+		err = replaceFile(tmp, path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp) // a failed write leaves no temp file behind
+		return err
 	}
 	if durable {
 		if err := syncDir(dir); err != nil {
-			return fmt.Errorf("write %s: sync directory: %w", filepath.Join(dir, name), err)
+			return fmt.Errorf("sync directory: %w", err)
 		}
 	}
 	return nil
@@ -131,7 +135,7 @@ func removeRequest(dir, id string) {
 			return
 		}
 	}
-	_ = os.Remove(filepath.Join(dir, requestName)) // already gone is fine
+	_ = removeFile(filepath.Join(dir, requestName)) // best effort: the owner re-validates anyway
 	removeReply(dir, id)
 }
 
@@ -140,7 +144,7 @@ func removeReply(dir, id string) {
 	if r := readReply(dir); r != nil && id != "" && r.RequestID != id {
 		return
 	}
-	_ = os.Remove(filepath.Join(dir, replyName)) // already gone is fine
+	_ = removeFile(filepath.Join(dir, replyName)) // best effort: a stale reply names its request
 }
 
 // removeStaleTemps deletes temp files that a process killed mid-write left behind, so no file

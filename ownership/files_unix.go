@@ -2,7 +2,11 @@
 
 package ownership
 
-import "os"
+import (
+	"errors"
+	"io/fs"
+	"os"
+)
 
 // syncDir fsyncs a directory so a rename inside it survives a crash (rename(2), fsync(2)).
 func syncDir(dir string) error {
@@ -17,3 +21,11 @@ func syncDir(dir string) error {
 // replaceFile renames tmp over path; rename(2) replaces it atomically even while readers have it
 // open.
 func replaceFile(tmp, path string) error { return os.Rename(tmp, path) }
+
+// removeFile deletes path; a missing file is not an error.
+func removeFile(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}

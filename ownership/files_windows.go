@@ -2,6 +2,7 @@ package ownership
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"time"
 
@@ -12,19 +13,35 @@ import (
 // journals the rename (MoveFileEx) itself.
 func syncDir(string) error { return nil }
 
-// replaceRetryFor bounds how long replaceFile retries a rename refused because a reader has the
-// target open.
-const replaceRetryFor = 500 * time.Millisecond
+// inUseRetryFor bounds how long replaceFile and removeFile retry while another process has the
+// file open.
+const inUseRetryFor = 500 * time.Millisecond
 
-// replaceFile renames tmp over path. Windows refuses to replace a file that another process has
-// open without FILE_SHARE_DELETE, which is how os.Open and os.ReadFile open it; observers and
-// challengers read owner.json and takeover.reply.json every 50 ms, each read lasting
-// microseconds. Without a retry the owner would report spurious write failures and could lose a
-// "denied" reply, leaving the challenger to wait out its deadline.
+// replaceFile renames tmp over path. Windows refuses to replace or delete a file that another
+// process has open without FILE_SHARE_DELETE, which is how os.Open and os.ReadFile open it;
+// observers and challengers read owner.json and takeover.reply.json every 50 ms, each read
+// lasting microseconds. Without a retry the owner would report spurious write failures and could
+// lose a "denied" reply, leaving the challenger to wait out its deadline.
 func replaceFile(tmp, path string) error {
-	deadline := time.Now().Add(replaceRetryFor)
+	return retryWhileInUse(func() error { return os.Rename(tmp, path) })
+}
+
+// removeFile deletes path, retrying as replaceFile does (a challenger withdrawing its request
+// while the owner reads it), so a withdrawal is not silently lost. A missing file is not an error.
+func removeFile(path string) error {
+	err := retryWhileInUse(func() error { return os.Remove(path) })
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// retryWhileInUse runs op until it succeeds, fails for another reason than a sharing violation,
+// or inUseRetryFor has passed, backing off from 1 ms to 50 ms; it returns op's last error.
+func retryWhileInUse(op func() error) error {
+	deadline := time.Now().Add(inUseRetryFor)
 	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
-		err := os.Rename(tmp, path)
+		err := op()
 		if err == nil || !isSharingViolation(err) || time.Now().After(deadline) {
 			return err
 		}

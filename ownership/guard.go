@@ -41,7 +41,8 @@ func tryGuard(dir string) (*guard, error) {
 }
 
 // intact checks that owner.lock on disk is still the file whose lock we hold: same device and
-// inode, and still linked. It returns ErrGuardReplaced (wrapped, with what was found) otherwise.
+// inode, and still linked. It returns ErrGuardReplaced (wrapped, with what was found) otherwise,
+// including when the path cannot be examined at all.
 func (g *guard) intact() error {
 	onDisk, err := os.Stat(g.path)
 	if err != nil {
@@ -56,7 +57,8 @@ func (g *guard) intact() error {
 	return nil
 }
 
-// release unlocks and closes the guard.
+// release unlocks the guard and closes its descriptor. It returns the unlock error (wrapped,
+// naming the file); the descriptor then stays open, and locked, until the process exits.
 func (g *guard) release() error {
 	if err := g.fl.Unlock(); err != nil {
 		return fmt.Errorf("unlock %s: %w", g.path, err)

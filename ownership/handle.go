@@ -62,7 +62,8 @@ func (h *Handle) Record() Record {
 	return h.recordLocked()
 }
 
-// recordLocked returns a deep copy of the record (LastJob is shared with endRun). Callers hold h.mu.
+// recordLocked returns a deep copy of the record (LastJob is shared with endRun). Callers hold
+// h.mu.
 func (h *Handle) recordLocked() Record {
 	r := h.rec
 	if r.LastJob != nil {

@@ -82,6 +82,7 @@ func (h *Handle) loseGuard(err error) {
 	h.admitting = false
 	h.emit(Event{Kind: EventGuardReplaced, Err: err})
 	h.mu.Unlock()
+	h.logOwnership("released")
 	if err := h.guard.release(); err != nil {
 		h.log.Warn("unlock of the replaced guard failed; it is freed when this process exits", "err", err)
 	}
@@ -114,6 +115,7 @@ func (h *Handle) finishIfDrained() bool {
 			return false
 		}
 	}
+	h.logOwnership("released")
 	if err := h.guard.release(); err != nil {
 		// LOCK_UN does not fail on a valid descriptor; if it ever did, the lock would stay held
 		// until this process exits: nobody else could own meanwhile, but nobody would own twice.

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -32,6 +33,9 @@ const (
 	envInterval = "ROUTINELY_TEST_INTERVAL_MS"
 	envTimeout  = "ROUTINELY_TEST_TIMEOUT_MS"
 	envArgs     = "ROUTINELY_TEST_ARGS"
+	// envOnTerm makes a contender shut down gracefully on SIGTERM, as the daemon does: it keeps
+	// owning (and heartbeating) for that many ms, as if draining runs, then releases and exits 0.
+	envOnTerm = "ROUTINELY_TEST_ON_TERM_MS"
 )
 
 func TestMain(m *testing.M) {
@@ -102,6 +106,17 @@ func helperContender() int {
 		mu.Lock()
 		h = nh
 		mu.Unlock()
+		if ms, _ := strconv.Atoi(os.Getenv(envOnTerm)); ms > 0 {
+			term := make(chan os.Signal, 1)
+			signal.Notify(term, syscall.SIGTERM)
+			go func() {
+				<-term
+				say("sigterm")
+				time.Sleep(time.Duration(ms) * time.Millisecond)
+				_ = nh.Release(context.Background())
+				os.Exit(0)
+			}()
+		}
 		say("owned %d %d %d %s", nh.Epoch(), os.Getpid(), time.Now().UnixNano(), nh.Token())
 		go func() {
 			for ev := range nh.Events() {
@@ -387,3 +402,16 @@ func acquireT(tb testing.TB, opts Options) *Handle {
 }
 
 const long = 20 * time.Second // generous deadline for a loaded 2-core CI machine
+
+// receive returns the next value from ch, failing the test when none arrives within long.
+func receive[T any](tb testing.TB, ch <-chan T, what string) T {
+	tb.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(long):
+		tb.Fatalf("timed out after %s waiting for %s", long, what)
+	}
+	var zero T
+	return zero
+}

@@ -70,11 +70,12 @@ func sameProcess(want procIdentity) bool {
 	return d <= startToleranceMS && d >= -startToleranceMS
 }
 
-// recordIdentity and requesterIdentity adapt the file formats.
+// recordIdentity is the identity of the process an owner record names.
 func recordIdentity(r *Record) procIdentity {
 	return procIdentity{PID: r.PID, StartMS: r.PIDStartMS, StartTicks: r.PIDStartTicks}
 }
 
+// requesterIdentity is the identity of the process that wrote a takeover request.
 func requesterIdentity(r Requester) procIdentity {
 	return procIdentity{PID: r.PID, StartMS: r.PIDStartMS, StartTicks: r.PIDStartTicks}
 }

@@ -9,6 +9,7 @@ func terminate(pid int) error {
 	if err != nil {
 		return err
 	}
+	defer p.Release()
 	return p.Kill()
 }
 

@@ -82,8 +82,10 @@ func defaultStateDir(getenv func(string) string, goos string) (string, error) {
 	return "", fmt.Errorf("%w: no home directory is known (set HOME, or pass --home DIR / ROUTINELY_HOME)", ErrUnsafeDir)
 }
 
-// checkDirSafe refuses a directory that another user could tamper with or whose locks are not
-// shared between machines. dir is canonical (no symlinks).
+// checkDirSafe refuses a directory that another user could tamper with (checkDirAccess) or whose
+// locks are not shared between machines (checkDirFilesystem). dir is canonical (no symlinks). It
+// returns ErrUnsafeDir (wrapped, naming dir, the reason and what to do), or the stat error
+// (wrapped).
 func checkDirSafe(dir string) error {
 	fi, err := os.Stat(dir)
 	if err != nil {
@@ -92,12 +94,8 @@ func checkDirSafe(dir string) error {
 	if !fi.IsDir() {
 		return fmt.Errorf("%w: %s is not a directory; pass --home with a directory", ErrUnsafeDir, dir)
 	}
-	if err := checkDirOwner(dir, fi); err != nil {
+	if err := checkDirAccess(dir, fi); err != nil {
 		return err
-	}
-	if fi.Mode().Perm()&0o022 != 0 {
-		return fmt.Errorf("%w: %s is group- or world-writable (mode %04o), so another user could replace its files; run `chmod 700 %s`",
-			ErrUnsafeDir, dir, fi.Mode().Perm(), dir)
 	}
 	return checkDirFilesystem(dir)
 }

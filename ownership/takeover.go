@@ -57,7 +57,7 @@ func Takeover(ctx context.Context, opts Options, t TakeoverOptions) (*Handle, er
 		return nil, fmt.Errorf("%w after %s: %s; try again when it is idle, or stop it",
 			ErrTakeoverTimeout, t.Timeout, c.ownerLine())
 	}
-	if err := killWedged(ctx, opts.Dir, c.obs, t.WedgeThreshold, opts.Logger); err != nil {
+	if err := killWedged(ctx, c.obs, t.WedgeThreshold, opts.Logger); err != nil {
 		return nil, err
 	}
 	// The kernel frees the guard as soon as the killed owner is gone; bound the wait anyway.
@@ -78,8 +78,9 @@ type challenger struct {
 	decision Decision
 }
 
-// run polls until this process owns (handle), the owner denies (ErrDenied), ctx ends, or the
-// deadline passes (nil, nil).
+// run polls every takeoverPoll until this process owns (handle, nil), the owner denies
+// (ErrDenied), writing the request fails, ctx ends (ctx.Err()), or the deadline passes (nil, nil).
+// Each poll tries the guard, (re)addresses the request to the owner seen now, and reads the reply.
 func (c *challenger) run(ctx context.Context) (*Handle, error) {
 	deadline := c.begun.Add(c.t.Timeout)
 	tick := time.NewTicker(takeoverPoll)
@@ -93,12 +94,8 @@ func (c *challenger) run(ctx context.Context) (*Handle, error) {
 		if err := c.address(st); err != nil {
 			return nil, err
 		}
-		if rep := readReply(c.opts.Dir); c.req != nil && rep != nil && rep.RequestID == c.req.ID && rep.Decision != c.decision {
-			c.decision = rep.Decision
-			c.report()
-			if rep.Decision == DecisionDenied {
-				return nil, fmt.Errorf("%w: %s (by %s); it keeps the routines", ErrDenied, c.ownerLine(), rep.By)
-			}
+		if err := c.readReply(); err != nil {
+			return nil, err
 		}
 		if !time.Now().Before(deadline) {
 			return nil, nil
@@ -136,6 +133,23 @@ func (c *challenger) address(st Status) error {
 	return nil
 }
 
+// readReply reports a new answer from the owner to this challenger's request through Progress.
+// It returns ErrDenied (wrapped, naming the owner) when the answer is "denied", else nil: an
+// approval changes nothing here, since only the guard makes this process the owner.
+func (c *challenger) readReply() error {
+	rep := readReply(c.opts.Dir)
+	if c.req == nil || rep == nil || rep.RequestID != c.req.ID || rep.Decision == c.decision {
+		return nil
+	}
+	c.decision = rep.Decision
+	c.report()
+	if rep.Decision == DecisionDenied {
+		return fmt.Errorf("%w: %s (by %s); it keeps the routines", ErrDenied, c.ownerLine(), rep.By)
+	}
+	return nil
+}
+
+// report calls TakeoverOptions.Progress, if set, with what the challenger knows now.
 func (c *challenger) report() {
 	if c.t.Progress != nil {
 		c.t.Progress(TakeoverProgress{Owner: c.owner, Decision: c.decision, Waited: time.Since(c.begun)})

@@ -52,8 +52,9 @@ func (h *Handle) currentRequest() *Request {
 	return h.pending
 }
 
-// ignoreReason returns why req must be ignored, or "" when this owner should answer it: addressed to
-// this owner's token, unexpired, written by the same user on this host, by a live requester.
+// ignoreReason returns why req must be ignored, or "" when this owner should answer it: it is
+// addressed to this owner's token, unexpired, and written by the same user on this host, by a
+// requester that is still running.
 func (h *Handle) ignoreReason(req *Request) string {
 	_, host := self()
 	switch {
@@ -118,11 +119,15 @@ func (h *Handle) askUser(req Request) {
 }
 
 // deliverAsks calls Options.OnRequest for each queued request, in order, until the handle is
-// lost. It runs on its own goroutine so that a callback that waits for a person never holds up
-// the heartbeat: a silent heartbeat would look wedged, and kill-wedged could end this owner.
+// lost, skipping a request that stopped pending while it waited in the queue (withdrawn,
+// expired): nobody should be prompted about it. It runs on its own goroutine so that a callback
+// that waits for a person never holds up the heartbeat: a silent heartbeat would look wedged,
+// and kill-wedged could end this owner.
 func (h *Handle) deliverAsks() {
 	for req := range h.asks {
-		h.opts.OnRequest(req)
+		if p := h.Pending(); p != nil && p.ID == req.ID {
+			h.opts.OnRequest(req)
+		}
 	}
 }
 

@@ -60,6 +60,16 @@ func assertNoTakeoverFiles(t *testing.T, dir string) {
 	})
 }
 
+// assertStillOwning checks that p still holds the guard with the same token and admits runs.
+func assertStillOwning(t *testing.T, dir string, p *proc, token string) {
+	t.Helper()
+	assertOwnedBy(t, dir, p, token)
+	p.send("admitting")
+	if f := p.expect("admitting", long); f[1] != "true" {
+		t.Fatalf("owner stopped admitting: %q", f)
+	}
+}
+
 // assertOwnedBy checks that p still holds the guard with the same token.
 func assertOwnedBy(t *testing.T, dir string, p *proc, token string) {
 	t.Helper()
@@ -116,11 +126,7 @@ func TestTakeoverOwnerNeverAnswers(t *testing.T) {
 	owner.expect("request", long)
 	owner.expect("event "+string(EventTakeoverResolved), long) // withdrawn
 	assertNoTakeoverFiles(t, dir)
-	assertOwnedBy(t, dir, owner, token)
-	owner.send("admitting")
-	if f := owner.expect("admitting", long); f[1] != "true" {
-		t.Fatalf("owner stopped admitting: %q", f)
-	}
+	assertStillOwning(t, dir, owner, token)
 }
 
 // A challenger SIGKILLed mid-request: the owner drops the request and a late approval is refused.
@@ -136,11 +142,7 @@ func TestTakeoverChallengerKilled(t *testing.T) {
 	if f := owner.expect("decided", long); len(f) < 2 || f[1] == "<nil>" {
 		t.Fatalf("approval of a dead challenger's request accepted: %q", f)
 	}
-	assertOwnedBy(t, dir, owner, token)
-	owner.send("admitting")
-	if f := owner.expect("admitting", long); f[1] != "true" {
-		t.Fatalf("owner stopped admitting: %q", f)
-	}
+	assertStillOwning(t, dir, owner, token)
 }
 
 // Requests the owner must ignore and remove: dead requester, another uid, another token, expired.
@@ -208,12 +210,7 @@ func TestTakeoverAskDrainsThenYields(t *testing.T) {
 		t.Fatal(err)
 	}
 	ch := startHelper(t, "takeover", dir, envTimeout+"=60000")
-	var req Request
-	select {
-	case req = <-asked:
-	case <-time.After(long):
-		t.Fatal("OnRequest not called")
-	}
+	req := receive(t, asked, "OnRequest")
 	ch.expect("progress pending", long)
 	if p := h.Pending(); p == nil || p.ID != req.ID {
 		t.Fatalf("Pending %+v, want %s", p, req.ID)
@@ -373,11 +370,7 @@ func TestApprovalOfReplacedRequestIgnored(t *testing.T) {
 	if err := writeJSONAtomic(dir, requestName, a, false); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-first:
-	case <-time.After(long):
-		t.Fatal("OnRequest not called")
-	}
+	receive(t, first, "OnRequest")
 	select {
 	case b := <-second:
 		if b.ID == a.ID {
@@ -406,11 +399,7 @@ func TestSlowOnRequestKeepsHeartbeat(t *testing.T) {
 	if err := writeJSONAtomic(dir, requestName, req, false); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-entered:
-	case <-time.After(long):
-		t.Fatal("OnRequest not called")
-	}
+	receive(t, entered, "OnRequest")
 	since := time.Now()
 	eventually(t, long, "heartbeats while OnRequest blocks", func() bool {
 		r, _ := readRecord(dir)

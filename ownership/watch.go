@@ -7,14 +7,17 @@ import (
 	"github.com/fsnotify/fsnotify"
 )
 
-// dirWatcher wakes the owner when a takeover request appears, so it answers within
-// milliseconds instead of at the next heartbeat. Without inotify (or on error) it is a no-op and
-// the heartbeat tick is the fallback.
+// dirWatcher wakes the owner when takeover.json appears, changes or goes, so it answers (or
+// notices a withdrawal) within milliseconds instead of at the next heartbeat. Without a file
+// watch (fsnotify could not start, e.g. out of inotify instances) it never fires and the
+// heartbeat tick is the fallback.
 type dirWatcher struct {
-	w      *fsnotify.Watcher
-	events chan struct{}
+	w      *fsnotify.Watcher // nil without a file watch
+	events chan struct{}     // one pending wake-up at most (capacity 1)
 }
 
+// newDirWatcher watches dir for takeover.json events. It never fails: a watch that cannot start
+// is logged and replaced by a watcher that never fires. Call close when done.
 func newDirWatcher(dir string, log *slog.Logger) *dirWatcher {
 	d := &dirWatcher{events: make(chan struct{}, 1)}
 	w, err := fsnotify.NewWatcher()
@@ -55,6 +58,7 @@ func (d *dirWatcher) forward(log *slog.Logger) {
 	}
 }
 
+// close stops the watch and its forwarding goroutine. It may be called more than once.
 func (d *dirWatcher) close() {
 	if d.w != nil {
 		_ = d.w.Close()

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -171,11 +172,7 @@ func TestKillWedged(t *testing.T) {
 				t.Fatalf("kill-wedged against a wedged owner: %v", err)
 			}
 			defer h.Release(context.Background())
-			select {
-			case <-owner.exited:
-			case <-time.After(long):
-				t.Fatal("wedged owner still running")
-			}
+			receive(t, owner.exited, "the wedged owner to exit")
 			ws := owner.cmd.ProcessState.Sys().(syscall.WaitStatus)
 			if !ws.Signaled() || ws.Signal() != tc.signal {
 				t.Fatalf("owner ended by %v, want %v", owner.cmd.ProcessState, tc.signal)
@@ -284,5 +281,69 @@ func TestObserverReportsUnreadableRecord(t *testing.T) {
 		if err != nil || !hasDiag(st, DiagRecordUnreadable) {
 			t.Fatalf("Observe #%d: %+v %v, want record-unreadable", look, st.Diagnoses, err)
 		}
+	}
+}
+
+// signalPending reports whether sig is pending for process pid (proc(5) /proc/PID/status ShdPnd).
+func signalPending(t *testing.T, pid int, sig syscall.Signal) bool {
+	t.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if hex, ok := strings.CutPrefix(line, "ShdPnd:"); ok {
+			mask, err := strconv.ParseUint(strings.TrimSpace(hex), 16, 64)
+			return err == nil && mask&(1<<(uint(sig)-1)) != 0
+		}
+	}
+	return false
+}
+
+// An owner judged wedged that comes back on SIGTERM (a stopped daemon continued with `fg`) and
+// shuts down gracefully, heartbeating while it drains, is not SIGKILLed: an owner with a fresh
+// heartbeat is never signalled. The challenger owns once it has released.
+func TestKillWedgedSparesOwnerThatResumes(t *testing.T) {
+	defer func(g time.Duration) { killGrace = g }(killGrace)
+	killGrace = 3 * time.Second
+	dir := testDir(t)
+	owner := startHelper(t, "contender", dir, envOnTerm+"=4000")
+	owner.send("acquire")
+	epoch, _, _, token := parseOwned(t, owner.expect("owned", long))
+	eventually(t, long, "owner record written", func() bool {
+		r, _ := readRecord(dir)
+		return r != nil && r.Token == token
+	})
+	if err := owner.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		h   *Handle
+		err error
+	}
+	res := make(chan result, 1)
+	go func() {
+		h, err := Takeover(context.Background(), Options{Dir: dir},
+			TakeoverOptions{Timeout: 1500 * time.Millisecond, KillWedged: true, WedgeThreshold: time.Second})
+		res <- result{h, err}
+	}()
+	eventually(t, long, "SIGTERM pending at the stopped owner", func() bool {
+		return signalPending(t, owner.pid(), syscall.SIGTERM)
+	})
+	if err := owner.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	owner.expect("sigterm", long)
+	r := receive(t, res, "Takeover")
+	if r.err != nil {
+		t.Fatalf("Takeover after the owner shut down: %v", r.err)
+	}
+	defer r.h.Release(context.Background())
+	receive(t, owner.exited, "the owner to exit")
+	if ws := owner.cmd.ProcessState.Sys().(syscall.WaitStatus); ws.Signaled() || ws.ExitStatus() != 0 {
+		t.Fatalf("owner shutting down gracefully was ended by %v", owner.cmd.ProcessState)
+	}
+	if r.h.Epoch() <= epoch {
+		t.Fatalf("epoch %d after the owner's %d", r.h.Epoch(), epoch)
 	}
 }

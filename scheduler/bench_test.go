@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -117,15 +119,6 @@ func BenchmarkFireLateness(b *testing.B) {
 			b.ReportMetric(eng.pct(0.99)/g, "p99_ratio")
 		}
 		b.ReportMetric(float64(len(eng.d)), "engine_runs")
-		b.ReportMetric(DebugFire.pct(0.5), "fire50")
-		b.ReportMetric(DebugFire.pct(0.99), "fire99")
-		b.ReportMetric(DebugClaim.pct(0.5), "claim50")
-		b.ReportMetric(DebugClaim.pct(0.99), "claim99")
-		b.ReportMetric(DebugExec.pct(0.5), "exec50")
-		b.ReportMetric(DebugBatch.pct(0.5), "batch50")
-		b.ReportMetric(DebugBatch.pct(0.99), "batch99")
-		b.ReportMetric(DebugCommit.pct(0.5), "commit50")
-		b.ReportMetric(DebugCommit.pct(0.99), "commit99")
 	}
 }
 
@@ -203,6 +196,25 @@ func BenchmarkClaims(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "claims/s")
+	})
+	b.Run("journal-parallel", func(b *testing.B) {
+		// 64 routines claiming at once, as when many are due in the same second (group commit).
+		j := acquiredJournal(b)
+		base := time.Unix(1_700_000_000, 0)
+		var next atomic.Int64
+		b.SetParallelism(32)
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				i := next.Add(1)
+				if _, err := j.Claim(claim{Routine: "r" + strconv.FormatInt(i%64, 10), Slot: base.Add(time.Duration(i) * time.Second),
+					Trigger: TriggerSchedule, Outcome: OutcomeRunning, Started: base}); err != nil && !errors.Is(err, ErrSlotClaimed) {
+					b.Error(err)
+					return
+				}
+			}
+		})
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "claims/s")
 	})
 	b.Run("raw-sqlite", func(b *testing.B) {

@@ -2,7 +2,6 @@ package scheduler
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -50,7 +49,6 @@ type Engine struct {
 	routines map[string]*armed
 	pauses   map[string]pause // journal pauses, refreshed every pollEvery (requests.go)
 	sched    gocron.Scheduler
-	started  bool
 	stopping bool
 
 	runCtx    context.Context // parent of every run; cancelled when Stop gives up waiting
@@ -60,13 +58,16 @@ type Engine struct {
 	runs      sync.WaitGroup // in-flight runs
 
 	taken      map[int64]bool // run-now requests this engine dispatched (pollRequests only)
-	duplicates atomic.Int64   // claims refused because the slot ran already
+	tickMu     sync.Mutex
+	due, dueAt time.Time // cached earliest next slot and when (real time) it was computed
+
+	duplicates atomic.Int64 // claims refused because the slot ran already
 }
 
 // NewEngine builds an engine; it does not start anything. Errors: a missing Journal or Gate.
 func NewEngine(opts EngineOptions) (*Engine, error) {
 	if opts.Journal == nil || opts.Gate == nil {
-		return nil, errors.New("scheduler: NewEngine needs a Journal and a Gate")
+		return nil, errEngineOptions
 	}
 	if opts.Clock == nil {
 		opts.Clock = clockwork.NewRealClock()
@@ -125,9 +126,14 @@ func (e *Engine) Start(ctx context.Context) error {
 		return fmt.Errorf("start: gocron: %w", err)
 	}
 	e.mu.Lock()
-	e.sched, e.started = s, true
+	e.sched = s
 	e.mu.Unlock()
 	if err := e.apply(cfg); err != nil {
+		_ = s.Shutdown()
+		e.mu.Lock()
+		e.stopping = true // a failed Start leaves nothing running; Stop is then a no-op
+		e.mu.Unlock()
+		close(e.bgStop)
 		return fmt.Errorf("start: %w", err)
 	}
 	e.refreshPauses()
@@ -240,9 +246,18 @@ func (e *Engine) nextDue(now time.Time) time.Time {
 	return best
 }
 
-// noteTick tells the ownership handle one slot was handled and when the next is due.
+// noteTick tells the ownership handle one slot was handled and when the next is due. The
+// earliest next slot is recomputed at most once a second while it lies ahead (it is for
+// diagnosis, and a catch-up over 10,000 routines must not scan them all per slot).
 func (e *Engine) noteTick() {
-	e.gate.NoteTick(e.nextDue(e.clock.Now()))
+	now := e.clock.Now()
+	e.tickMu.Lock()
+	if e.due.IsZero() || !e.due.After(now) || time.Since(e.dueAt) > time.Second {
+		e.due, e.dueAt = e.nextDue(now), time.Now()
+	}
+	due := e.due
+	e.tickMu.Unlock()
+	e.gate.NoteTick(due)
 }
 
 // names returns the armed routine names, sorted.
@@ -259,8 +274,6 @@ func (e *Engine) names() []string {
 
 // gateElector lets gocron run jobs only while the ownership handle admits runs.
 type gateElector struct{ g Gate }
-
-var errNotAdmitting = errors.New("not admitting runs: not the owner or yielding")
 
 func (g gateElector) IsLeader(context.Context) error {
 	if g.g.Admitting() {

@@ -15,3 +15,12 @@ var (
 	// ErrNoRun: no run with that id in the journal.
 	ErrNoRun = errors.New("no such run")
 )
+
+// Internal sentinels: causes and conditions that never leave the package unwrapped.
+var (
+	errEngineOptions = errors.New("scheduler: NewEngine needs a Journal and a Gate")
+	errNotAdmitting  = errors.New("not admitting runs: not the owner or yielding")
+	errReplaced      = errors.New("replaced by a newer slot (overlap = replace)") // cancel cause
+	errRunTimeout    = errors.New("routine timeout reached")                      // cancel cause
+	errJournalClosed = errors.New("journal closed")
+)

@@ -27,6 +27,7 @@ type Journal struct {
 	pruneWG sync.WaitGroup
 
 	writes     chan writeReq // to the single writer goroutine (journal_batch.go)
+	claimQueue chan claimReq // claims, served first
 	closed     chan struct{}
 	writerDone chan struct{}
 	closeOnce  sync.Once
@@ -45,7 +46,7 @@ func OpenJournal(path string) (*Journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open journal %s: %w", path, err)
 	}
-	j := &Journal{db: db, path: path, pruning: map[string]bool{}, pruned: map[string]time.Time{}, writes: make(chan writeReq),
+	j := &Journal{db: db, path: path, pruning: map[string]bool{}, pruned: map[string]time.Time{}, writes: make(chan writeReq), claimQueue: make(chan claimReq, maxBatch),
 		closed: make(chan struct{}), writerDone: make(chan struct{})}
 	db.SetMaxIdleConns(8) // keep connections: each new one re-runs the pragmas
 	if err := j.migrate(); err != nil {

@@ -1,16 +1,13 @@
 package scheduler
 
 import (
-	"time"
 	"database/sql"
 	"errors"
 	"fmt"
 )
 
-// errJournalClosed: a write after Close.
-var errJournalClosed = errors.New("journal closed")
-
-// maxBatch bounds one group-commit transaction.
+// maxBatch bounds one group-commit transaction (claims: 12 parameters each, far below
+// SQLite's 32766-parameter limit).
 const maxBatch = 512
 
 // writeReq is one write waiting for the journal's writer goroutine.
@@ -22,15 +19,15 @@ type writeReq struct {
 
 // write runs fn in a transaction of the journal's single writer goroutine and returns fn's
 // error (or the commit's). Writes queued while the previous transaction commits are committed
-// together (group commit: one fsync for many claims), and one writer per process means this
-// process's writers never meet SQLite's sleeping busy handler. Each fn runs inside a savepoint,
-// so a failing fn leaves no partial effect and does not fail the others.
+// together (group commit), and one writer per process means this process's writers never meet
+// SQLite's sleeping busy handler. Each fn runs inside a savepoint, so a failing fn leaves no
+// partial effect and does not fail the others.
 func (j *Journal) write(fn func(tx *sql.Tx) error) error {
 	return j.enqueue(writeReq{fn: fn, resp: make(chan error, 1)})
 }
 
 // write1 is write for a fn whose only modification is one statement (a failing statement
-// leaves nothing behind in SQLite), so it needs no savepoint: claims stay cheap in a batch.
+// leaves nothing behind in SQLite), so it needs no savepoint.
 func (j *Journal) write1(fn func(tx *sql.Tx) error) error {
 	return j.enqueue(writeReq{fn: fn, one: true, resp: make(chan error, 1)})
 }
@@ -44,55 +41,91 @@ func (j *Journal) enqueue(req writeReq) error {
 	return <-req.resp
 }
 
-// writer is the journal's single writer goroutine.
+// exec runs one statement through the writer.
+func (j *Journal) exec(query string, args ...any) error {
+	return j.write1(func(tx *sql.Tx) error {
+		_, err := tx.Exec(query, args...)
+		return err
+	})
+}
+
+// writer is the journal's single writer goroutine. A transaction takes every claim waiting (a
+// due run waits for its claim) and, while no further claim waits, the other writes.
 func (j *Journal) writer() {
 	defer close(j.writerDone)
 	for {
-		var batch []writeReq
+		var claims []claimReq
+		var others []writeReq
 		select {
-		case req := <-j.writes:
-			batch = append(batch, req)
+		case c := <-j.claimQueue:
+			claims = append(claims, c)
+		case w := <-j.writes:
+			others = append(others, w)
 		case <-j.closed:
 			return
 		}
-	drain:
-		for len(batch) < maxBatch {
+	gather:
+		for len(claims)+len(others) < maxBatch {
 			select {
-			case req := <-j.writes:
-				batch = append(batch, req)
+			case c := <-j.claimQueue:
+				claims = append(claims, c)
+				continue
 			default:
-				break drain
+			}
+			select {
+			case c := <-j.claimQueue:
+				claims = append(claims, c)
+			case w := <-j.writes:
+				others = append(others, w)
+			default:
+				break gather
 			}
 		}
-		t0 := time.Now()
-		j.commitBatch(batch)
-		DebugBatch.add(time.Duration(len(batch)) * time.Millisecond)
-		DebugCommit.add(time.Since(t0))
+		j.commitBatch(claims, others)
 	}
 }
 
-func (j *Journal) commitBatch(batch []writeReq) {
-	errs := make([]error, len(batch))
+// commitBatch commits claims (one multi-row insert) and other writes in one transaction.
+func (j *Journal) commitBatch(claims []claimReq, others []writeReq) {
+	resps := make([]claimResp, len(claims))
+	errs := make([]error, len(others))
 	err := func() error {
+		if len(others) == 0 && len(claims) == 1 {
+			// One claim alone: one short autocommitted statement, no BEGIN/COMMIT round trips.
+			resps[0].id, resps[0].err = insertClaim(j.db, claims[0])
+			return nil
+		}
 		tx, err := j.db.Begin()
 		if err != nil {
 			return err
 		}
 		defer func() { _ = tx.Rollback() }()
-		for i, req := range batch {
-			if req.one {
-				errs[i] = req.fn(tx)
+		if err := insertClaims(tx, claims, resps); err != nil {
+			return err
+		}
+		for i, w := range others {
+			if w.one {
+				errs[i] = w.fn(tx)
 			} else {
-				errs[i] = inSavepoint(tx, req.fn)
+				errs[i] = inSavepoint(tx, w.fn)
 			}
 		}
 		return tx.Commit()
 	}()
-	for i, req := range batch {
+	if err != nil {
+		err = fmt.Errorf("journal commit: %w", err)
+	}
+	for i, c := range claims {
 		if err != nil {
-			errs[i] = fmt.Errorf("journal commit: %w", err)
+			resps[i] = claimResp{err: err}
 		}
-		req.resp <- errs[i]
+		c.resp <- resps[i]
+	}
+	for i, w := range others {
+		if err != nil {
+			errs[i] = err
+		}
+		w.resp <- errs[i]
 	}
 }
 
@@ -110,12 +143,4 @@ func inSavepoint(tx *sql.Tx, fn func(tx *sql.Tx) error) error {
 	}
 	_, err := tx.Exec(`RELEASE op`)
 	return err
-}
-
-// exec runs one statement through the writer.
-func (j *Journal) exec(query string, args ...any) error {
-	return j.write1(func(tx *sql.Tx) error {
-		_, err := tx.Exec(query, args...)
-		return err
-	})
 }

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -109,5 +110,50 @@ func TestRequestLifecycle(t *testing.T) {
 	}
 	if _, err := j.RequestResult(id); err == nil {
 		t.Fatal("refused request reports no error")
+	}
+}
+
+// One group-commit batch decides each claim on its own: new ones get ids, a duplicate inside
+// the batch, an already-claimed slot, one behind the high-water mark and a fenced one are
+// refused with the right error.
+func TestClaimBatchDecidesEachClaim(t *testing.T) {
+	j := acquiredJournal(t)
+	t0 := time.Unix(10_000, 0)
+	if _, err := j.Claim(claim{Routine: "old", Slot: t0, Trigger: TriggerSchedule, Outcome: OutcomeSuccess}); err != nil {
+		t.Fatal(err)
+	}
+	mk := func(routine string, slot time.Time, epoch uint64) claimReq {
+		return claimReq{c: claim{Routine: routine, Slot: slot, Key: slotKey(slot), Trigger: TriggerSchedule, Outcome: OutcomeRunning},
+			epoch: epoch, resp: make(chan claimResp, 1)}
+	}
+	batch := []claimReq{
+		mk("a", t0, 1),                     // new
+		mk("b", t0, 1),                     // new
+		mk("a", t0, 1),                     // duplicate inside the batch
+		mk("old", t0, 1),                   // already claimed
+		mk("old", t0.Add(-time.Minute), 1), // behind the high-water mark
+	}
+	j.commitBatch(batch, nil)
+	want := []error{nil, nil, ErrSlotClaimed, ErrSlotClaimed, ErrSlotClaimed}
+	for i, req := range batch {
+		r := <-req.resp
+		if (want[i] == nil) != (r.err == nil) || (want[i] != nil && !errors.Is(r.err, want[i])) || (want[i] == nil && r.id == 0) {
+			t.Errorf("claim %d: id %d err %v, want %v", i, r.id, r.err, want[i])
+		}
+	}
+	j2, err := OpenJournal(j.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j2.Close()
+	if _, err := j2.Acquire(2, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	fenced := []claimReq{mk("c", t0, 1), mk("d", t0, 1)}
+	j.commitBatch(fenced, nil)
+	for i, req := range fenced {
+		if r := <-req.resp; !errors.Is(r.err, ErrFenced) {
+			t.Errorf("fenced claim %d: %v, want ErrFenced", i, r.err)
+		}
 	}
 }

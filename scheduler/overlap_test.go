@@ -110,6 +110,7 @@ run = ["/bin/true"]
 	if err := h.j.SetPaused("tick", "holiday", nil); err != nil {
 		t.Fatal(err)
 	}
+	h.e.refreshPauses() // what the request poller does every 0.5 s
 	h.stepMinute()
 	h.stepMinute()
 	h.stop() // restart: a new engine (a new owner) over the same journal
@@ -124,6 +125,7 @@ run = ["/bin/true"]
 	if err := h.j.Resume("tick"); err != nil {
 		t.Fatal(err)
 	}
+	h.e.refreshPauses()
 	h.stepMinute()
 	eventually(t, "run after resume", func() bool { return countOutcome(runsOf(t, h.j, "tick"), OutcomeSuccess) == 1 })
 	if n := len(h.act.runs()); n != 1 {

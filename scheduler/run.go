@@ -13,9 +13,6 @@ import (
 	"github.com/routinely/routinely/scheduler/action"
 )
 
-// errReplaced is the cancel cause of a run that overlap=replace cut short.
-var errReplaced = errors.New("replaced by a newer slot (overlap = replace)")
-
 // inflight is a run in progress.
 type inflight struct {
 	ev     slotEvent
@@ -26,11 +23,8 @@ type inflight struct {
 // that is due. When slots passed since the last one handled (sleep, a stopped process, a
 // loaded machine), or this one is later than lateTolerance, the catch-up pass handles them so
 // older slots are recorded missed and only the latest runs: never a burst.
-var DebugFire, DebugClaim, DebugExec, DebugBatch, DebugCommit latencies
-
 func (e *Engine) fire(name string) {
 	now := e.clock.Now()
-	DebugFire.d = append(DebugFire.d, now.Sub(now.Truncate(time.Second)))
 	e.mu.Lock()
 	a := e.routines[name]
 	var last time.Time
@@ -155,7 +149,6 @@ func (e *Engine) execute(ctx context.Context, r *Routine, ev slotEvent) {
 			return
 		}
 	}
-	DebugExec.add(time.Since(ev.slot))
 	done, err := e.gate.BeginRun(r.Name, ev.slot)
 	if err != nil {
 		e.log.Info("run not admitted", "routine", r.Name, "slot", ev.slot, "err", err)
@@ -181,7 +174,6 @@ func (e *Engine) execute(ctx context.Context, r *Routine, ev slotEvent) {
 		e.log.Error("claim slot", "routine", r.Name, "slot", ev.slot, "err", err)
 		return
 	}
-	DebugClaim.add(time.Since(ev.slot))
 	res := e.runAction(ctx, r, ev, id)
 	reason := ""
 	switch cause := context.Cause(ctx); {
@@ -238,9 +230,6 @@ func (e *Engine) runAction(parent context.Context, r *Routine, ev slotEvent, id 
 	}
 	return res
 }
-
-// errRunTimeout is the cancel cause of a run that reached its routine's timeout.
-var errRunTimeout = errors.New("routine timeout reached")
 
 // withClockTimeout is context.WithTimeout on the engine clock. (clockwork's own WithTimeout
 // blocks in Err() until the deadline, so it cannot be used to test a run that ends early.)

@@ -16,6 +16,7 @@ type autostartOptions struct {
 	json   bool
 }
 
+// newAutostartCmd builds `routinely autostart`: flags and help; the work is runAutostart's.
 func newAutostartCmd(e *env) *cobra.Command {
 	var o autostartOptions
 	cmd := &cobra.Command{

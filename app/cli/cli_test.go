@@ -251,3 +251,23 @@ func TestWantsDesktop(t *testing.T) {
 		}
 	}
 }
+
+// The daemon's startup line names the epoch, the routines and the next run (not a paused one).
+func TestStartupLine(t *testing.T) {
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.Local)
+	soon, later, sooner := now.Add(30*time.Second), now.Add(time.Hour), now.Add(5*time.Second)
+	states := []scheduler.RoutineState{
+		{Name: "hourly", Next: &later},
+		{Name: "heartbeat", Next: &soon},
+		{Name: "paused-one", Next: &sooner, Paused: true},
+		{Name: "broken", Disabled: "routines.toml:9:1: bad"},
+	}
+	got := startupLine(states, 7, "/p/routines.toml", now)
+	want := "Owning the routines (epoch 7): 4 routines from /p/routines.toml (1 paused, 1 disabled, see 'routinely validate'). Next run: heartbeat at 10:00:30 (in 30s). Ctrl-C stops."
+	if got != want {
+		t.Fatalf("startupLine =\n%s\nwant\n%s", got, want)
+	}
+	if got := startupLine(states[2:3], 1, "/p/routines.toml", now); !strings.Contains(got, "1 routine from") || !strings.Contains(got, "Nothing is scheduled") {
+		t.Fatalf("all paused: %s", got)
+	}
+}

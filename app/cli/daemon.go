@@ -26,12 +26,14 @@ type daemonOptions struct {
 	wedgeAfter time.Duration // hidden: stale heartbeat --kill-wedged needs (default 30s)
 }
 
+// newDaemonCmd builds `routinely daemon`: flags and help; the work is runDaemon's.
 func newDaemonCmd(e *env) *cobra.Command {
 	o := daemonOptions{timeout: 60 * time.Second, onTakeover: string(ownership.PolicyAllow)}
 	cmd := &cobra.Command{
 		Use:   "daemon",
 		Short: "Own the schedule headless and run the routines until stopped",
-		Long: `Run the routines of routines.toml without the desktop app, logging to stderr. Only one process owns the
+		Long: `Run the routines of routines.toml without the desktop app, logging to stderr. Once it owns, it
+prints one line: the epoch, how many routines and which runs next. Only one process owns the
 routines at a time. When another process (the desktop app or another daemon) owns them:
   (no flag)     print who owns and exit 75
   --wait        stand by and take over as soon as the owner exits (bounded by --timeout if given)
@@ -41,8 +43,9 @@ routines at a time. When another process (the desktop app or another daemon) own
                 (same user and host, heartbeat stale for 30 s). A busy owner is never killed.
 
 SIGINT or SIGTERM stops admitting runs, waits for runs in flight, releases and exits 0. A second
-Ctrl-C exits at once (runs in flight are then recorded as interrupted by the next owner). When this
-daemon approves a takeover it hands over and exits 0.`,
+one exits at once with 130 (143 for SIGTERM; runs in flight are then recorded as interrupted by
+the next owner).
+When this daemon approves a takeover it hands over and exits 0.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.timeoutSet = cmd.Flags().Changed("timeout")
@@ -79,14 +82,14 @@ func runDaemon(ctx context.Context, e *env, o daemonOptions) error {
 	case o.heartbeat < 0 || (o.heartbeat > 0 && o.heartbeat < 50*time.Millisecond):
 		return fmt.Errorf("%w: --heartbeat must be at least 50ms", errUsage)
 	}
-	// After the first signal a second Ctrl-C should end the process at once.
-	stopAfter := context.AfterFunc(ctx, e.restoreSignals)
-	defer stopAfter()
 
 	// A file that cannot be used at all is refused before touching ownership (or creating a
 	// profile directory): owning with no routines would only keep the desktop app from running them.
 	if _, _, err := e.profileConfig(); err != nil {
-		return fmt.Errorf("%w\nThe daemon did not start; 'routinely validate' checks the file", err)
+		if errors.Is(err, errNoConfig) {
+			return fmt.Errorf("%w\nThe daemon did not start", err)
+		}
+		return fmt.Errorf("%w\nThe daemon did not start: fix the file ('routinely validate' checks it)", err)
 	}
 	p, err := e.resolve()
 	if err != nil {
@@ -157,7 +160,7 @@ func acquireForDaemon(ctx context.Context, e *env, p paths.Paths, opts ownership
 	h, err = ownership.Wait(wctx, opts)
 	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 		st, _ := ownership.Inspect(p.State)
-		return nil, withCode(ExitTempFail, fmt.Errorf("still owned after waiting %s: %s", o.timeout, describeOwner(st.Record, e.now())))
+		return nil, withCode(ExitTempFail, fmt.Errorf("still owned after waiting %s: %s.\n%s", o.timeout, describeOwner(st.Record, e.now()), ownedHelp(st.Record)))
 	}
 	return h, err
 }

@@ -15,7 +15,8 @@ type DesktopFunc func(ctx context.Context, p paths.Paths, background bool, versi
 
 // runDesktop starts the desktop app, or explains why it cannot and what to run instead: the
 // binary was built with -tags nogui (desktop == nil), or on Linux there is no display to draw
-// on (GLFW would panic). Both return errNoDesktop (exit 1).
+// on (GLFW would panic). Both print what to run instead and return an exitError with code 1 and
+// nothing more to print. Other errors: the state directory's (77) and the desktop app's (1).
 func runDesktop(ctx context.Context, e *env, desktop DesktopFunc, background bool) error {
 	if desktop == nil {
 		fmt.Fprint(e.stderr, `This routinely binary was built without the desktop app (-tags nogui).
@@ -24,14 +25,14 @@ Run your routines headless instead:
   routinely status            see who owns and what ran
 Build the desktop app with 'make build' (needs the GL/X11 headers: 'make deps').
 `)
-		return errNoDesktop
+		return withCode(ExitError, nil)
 	}
 	if runtime.GOOS == "linux" && e.getenv("DISPLAY") == "" && e.getenv("WAYLAND_DISPLAY") == "" {
 		fmt.Fprint(e.stderr, `No graphical session: neither $DISPLAY nor $WAYLAND_DISPLAY is set, so the desktop app
 cannot open its tray icon. On a server or over SSH, run your routines headless instead:
   routinely daemon
 `)
-		return errNoDesktop
+		return withCode(ExitError, nil)
 	}
 	p, err := e.resolve()
 	if err != nil {

@@ -17,6 +17,7 @@ type devServeOptions struct {
 	addr string
 }
 
+// newDevServeCmd builds `routinely dev-serve`: flags and help; the work is runDevServe's.
 func newDevServeCmd(e *env) *cobra.Command {
 	o := devServeOptions{addr: "127.0.0.1:8765"}
 	cmd := &cobra.Command{

@@ -17,18 +17,17 @@ type env struct {
 	logger         *slog.Logger
 	now            func() time.Time
 	getenv         func(string) string
-	// restoreSignals stops catching SIGINT/SIGTERM so a second Ctrl-C ends the process at once.
-	restoreSignals func()
 	desktopBuilt   bool // the binary includes the desktop app (not -tags nogui)
 }
 
+// newEnv returns the environment of a real run: the process clock and environment, an info-level
+// logger on stderr.
 func newEnv(stdout, stderr io.Writer) *env {
 	return &env{
 		stdout: stdout, stderr: stderr,
-		logger:         slog.New(slog.NewTextHandler(stderr, nil)),
-		now:            time.Now,
-		getenv:         os.Getenv,
-		restoreSignals: func() {},
+		logger: slog.New(slog.NewTextHandler(stderr, nil)),
+		now:    time.Now,
+		getenv: os.Getenv,
 	}
 }
 

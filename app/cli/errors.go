@@ -11,8 +11,6 @@ var (
 	errNoOwner = errors.New("no process owns the routines")
 	// errRunFailed: `routinely run` saw its run end in an outcome other than success; exits 1.
 	errRunFailed = errors.New("run did not succeed")
-	// errNoDesktop: the desktop app cannot start (not in this build, or no display); exits 1.
-	errNoDesktop = errors.New("desktop app unavailable")
 	// errNoConfig: the routines file does not exist; exits 78 like scheduler.ErrConfig.
 	errNoConfig = errors.New("no routines file")
 )

@@ -25,13 +25,13 @@ const (
 // exitCodesHelp is appended to every command's help so the codes are one `--help` away.
 const exitCodesHelp = `Exit codes:
   0   success (status: a healthy owner)
-  1   failure (I/O error, a run that failed)
+  1   failure (I/O error, unknown routine or run id, a run that did not succeed)
   2   usage error (bad flag or argument)
   3   status: no owner
-  4   status: owner present but unhealthy (wedged, stalled, draining too long)
-  75  owned by another process, takeover denied or timed out
+  4   status: owner present but unhealthy (not heartbeating, stalled, draining)
+  75  owned by another process; takeover denied or timed out; run with no owner
   77  permission: the state directory is unsafe or not accessible
-  78  configuration: routines.toml is invalid (messages name file:line:col)`
+  78  configuration: routines.toml is missing, does not parse or has invalid routines (file:line:col)`
 
 // exitError carries an exit code with the error that caused it. A nil err with a code means
 // "exit with code, the command already printed what it had to say".
@@ -40,6 +40,7 @@ type exitError struct {
 	err  error
 }
 
+// Error is the cause's text, or "exit status N" when there is none.
 func (e *exitError) Error() string {
 	if e.err == nil {
 		return fmt.Sprintf("exit status %d", e.code)
@@ -47,6 +48,7 @@ func (e *exitError) Error() string {
 	return e.err.Error()
 }
 
+// Unwrap returns the cause (nil when the command already printed everything).
 func (e *exitError) Unwrap() error { return e.err }
 
 // withCode wraps err (which may be nil) so Execute exits with code.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/routinely/routinely/ownership"
+	"github.com/routinely/routinely/scheduler"
 )
 
 // writeJSON prints v as indented JSON followed by a newline.
@@ -40,6 +41,7 @@ func fmtTime(t *time.Time, now time.Time) string {
 	return fmt.Sprintf("%s (%s ago)", t.Local().Format(layout), fmtDur(-d))
 }
 
+// sameDay reports whether a and b fall on the same calendar day (in their own zones).
 func sameDay(a, b time.Time) bool {
 	return a.Year() == b.Year() && a.YearDay() == b.YearDay()
 }
@@ -108,3 +110,19 @@ func ownedHelp(r *ownership.Record) string {
 
 // msDur converts milliseconds from owner.json to a duration.
 func msDur(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
+
+// printProblems prints routines.toml problems as file:line:col: routine: message.
+func printProblems(w io.Writer, problems []scheduler.Problem) {
+	for _, p := range problems {
+		fmt.Fprintln(w, formatProblem(p))
+	}
+}
+
+// formatProblem is one problem as FILE:LINE:COL: routine "NAME": message (no routine part for a
+// problem of the file as a whole, or when the message names the routine already).
+func formatProblem(p scheduler.Problem) string {
+	if p.Routine != "" && !strings.Contains(p.Message, fmt.Sprintf("%q", p.Routine)) {
+		return fmt.Sprintf("%s:%d:%d: routine %q: %s", p.File, p.Line, p.Col, p.Routine, p.Message)
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", p.File, p.Line, p.Col, p.Message)
+}

@@ -18,6 +18,7 @@ type historyOptions struct {
 	json    bool
 }
 
+// newHistoryCmd builds `routinely history`: flags and help; the work is runHistory's.
 func newHistoryCmd(e *env) *cobra.Command {
 	o := historyOptions{limit: 20}
 	cmd := &cobra.Command{
@@ -40,11 +41,14 @@ interrupted by a crashed owner. --output RUN_ID prints one run's captured output
 	return cmd
 }
 
-// runHistory prints the journal's runs, or one run's output. Errors: bad --limit (2), unknown
-// run id (1), journal unreadable (1), state directory (77). It creates nothing.
+// runHistory prints the journal's runs, or one run's output. Errors: bad --limit or --output (2),
+// unknown run id or routine (1), journal unreadable (1), state directory (77). It creates nothing.
 func runHistory(_ context.Context, e *env, o historyOptions) error {
 	if o.limit < 1 {
 		return fmt.Errorf("%w: --limit %d: want at least 1", errUsage, o.limit)
+	}
+	if o.output < 0 {
+		return fmt.Errorf("%w: --output %d: want a run id from 'routinely history'", errUsage, o.output)
 	}
 	p, _, err := e.lookup()
 	if err != nil {
@@ -69,9 +73,9 @@ func runHistory(_ context.Context, e *env, o historyOptions) error {
 		out, err := j.Output(o.output)
 		if err != nil {
 			if errors.Is(err, scheduler.ErrNoRun) {
-				return fmt.Errorf("run %d: %w; 'routinely history' lists run ids", o.output, err)
+				return fmt.Errorf("%w; 'routinely history' lists run ids", err)
 			}
-			return fmt.Errorf("output of run %d: %w", o.output, err)
+			return err
 		}
 		_, err = e.stdout.Write(out)
 		return err
@@ -79,6 +83,15 @@ func runHistory(_ context.Context, e *env, o historyOptions) error {
 	runs, err := j.History(o.routine, o.limit)
 	if err != nil {
 		return fmt.Errorf("history: %w", err)
+	}
+	if len(runs) == 0 && o.routine != "" {
+		// A routine removed from routines.toml keeps its history; only a name that is in neither
+		// is a mistake worth an error.
+		if _, cfg, err := e.profileConfig(); err == nil {
+			if _, err := findRoutine(cfg, o.routine); errors.Is(err, scheduler.ErrUnknownRoutine) {
+				return err
+			}
+		}
 	}
 	if o.json {
 		out := make([]*jsonRun, 0, len(runs))

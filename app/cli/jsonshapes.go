@@ -29,6 +29,7 @@ type jsonRun struct {
 	OutputBytes int        `json:"output_bytes"`
 }
 
+// toJSONRun converts a journal run to its JSON shape; nil stays nil (null).
 func toJSONRun(r *scheduler.Run) *jsonRun {
 	if r == nil {
 		return nil
@@ -56,6 +57,7 @@ type jsonRoutine struct {
 	Last       *jsonRun   `json:"last"`
 }
 
+// toJSONRoutine converts one routine state to its JSON shape.
 func toJSONRoutine(s scheduler.RoutineState) jsonRoutine {
 	return jsonRoutine{
 		Name: s.Name, Schedule: s.Schedule, Action: s.Action, Timezone: s.Timezone, Next: s.Next,
@@ -64,6 +66,7 @@ func toJSONRoutine(s scheduler.RoutineState) jsonRoutine {
 	}
 }
 
+// toJSONRoutines converts states, never returning nil (an empty list prints as []).
 func toJSONRoutines(states []scheduler.RoutineState) []jsonRoutine {
 	out := make([]jsonRoutine, 0, len(states))
 	for _, s := range states {
@@ -81,6 +84,7 @@ type jsonProblem struct {
 	Message string `json:"message"`
 }
 
+// toJSONProblems converts validation problems, never returning nil (an empty list prints as []).
 func toJSONProblems(ps []scheduler.Problem) []jsonProblem {
 	out := make([]jsonProblem, 0, len(ps))
 	for _, p := range ps {
@@ -113,6 +117,7 @@ type jsonLastJob struct {
 	Finished *time.Time `json:"finished"`
 }
 
+// toJSONOwner converts owner.json as read; nil (no record) stays nil (null).
 func toJSONOwner(r *ownership.Record) *jsonOwner {
 	if r == nil {
 		return nil
@@ -128,6 +133,7 @@ func toJSONOwner(r *ownership.Record) *jsonOwner {
 	return o
 }
 
+// nonZero returns &t, or nil for the zero time so JSON prints null.
 func nonZero(t time.Time) *time.Time {
 	if t.IsZero() {
 		return nil

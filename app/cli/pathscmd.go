@@ -9,6 +9,7 @@ import (
 
 type pathsOptions struct{ json bool }
 
+// newPathsCmd builds `routinely paths`: flags and help; the work is runPaths's.
 func newPathsCmd(e *env) *cobra.Command {
 	var o pathsOptions
 	cmd := &cobra.Command{

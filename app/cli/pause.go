@@ -15,6 +15,7 @@ type pauseOptions struct {
 	until string
 }
 
+// newPauseCmd builds `routinely pause`: flags and help; the work is runPause's.
 func newPauseCmd(e *env) *cobra.Command {
 	var o pauseOptions
 	cmd := &cobra.Command{
@@ -81,6 +82,7 @@ func checkNameOrAll(name string, all bool) error {
 	return nil
 }
 
+// nameOrAll is the argument that names the same target again: NAME, or --all when name is "".
 func nameOrAll(name string) string {
 	if name == "" {
 		return "--all"

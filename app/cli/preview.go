@@ -17,6 +17,7 @@ type previewOptions struct {
 	json  bool
 }
 
+// newPreviewCmd builds `routinely preview`: flags and help; the work is runPreview's.
 func newPreviewCmd(e *env) *cobra.Command {
 	o := previewOptions{count: 10}
 	cmd := &cobra.Command{

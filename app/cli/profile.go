@@ -80,7 +80,7 @@ func findRoutine(cfg *scheduler.Config, name string) (*scheduler.Routine, error)
 	}
 	for _, p := range cfg.Problems {
 		if p.Routine == name {
-			return nil, fmt.Errorf("%w: routine %q is disabled: %s.\nFix it in routines.toml ('routinely validate' lists every problem)", scheduler.ErrConfig, name, formatProblem(p))
+			return nil, fmt.Errorf("%w: routine %q is disabled: %s.\nFix it in routines.toml ('routinely validate' lists every problem)", scheduler.ErrConfig, name, p)
 		}
 	}
 	return nil, fmt.Errorf("%w: %q in %s (routines: %v); 'routinely routines' lists them", scheduler.ErrUnknownRoutine, name, cfg.Path, names)

@@ -52,6 +52,8 @@ func (p *progress) Set(msg string) {
 	p.printLocked(false)
 }
 
+// printLocked prints the current message: rewriting the line on a terminal, else as a new line
+// (prefixed "still" for the periodic reminder). Callers hold p.mu.
 func (p *progress) printLocked(still bool) {
 	if p.msg == "" {
 		return
@@ -68,6 +70,8 @@ func (p *progress) printLocked(still bool) {
 	p.lastOut = time.Now()
 }
 
+// loop refreshes the line every second on a terminal, and every 10 s elsewhere, until Stop or
+// ctx ends.
 func (p *progress) loop(ctx context.Context) {
 	defer close(p.done)
 	t := time.NewTicker(time.Second)

@@ -12,6 +12,7 @@ type resumeOptions struct {
 	all  bool
 }
 
+// newResumeCmd builds `routinely resume`: flags and help; the work is runResume's.
 func newResumeCmd(e *env) *cobra.Command {
 	var o resumeOptions
 	cmd := &cobra.Command{

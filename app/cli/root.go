@@ -7,12 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
-	"os/signal"
-	"strings"
-	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -24,13 +19,12 @@ var Version = "dev"
 
 // Execute runs the command line args (without the program name) and returns the process exit
 // code (see exitcodes.go). desktop starts the desktop app when no subcommand is given; nil in
-// -tags nogui builds. SIGINT and SIGTERM cancel the running command's context.
+// -tags nogui builds. The first SIGINT or SIGTERM cancels the running command's context; a
+// second one exits at once (signals.go).
 func Execute(args []string, desktop DesktopFunc) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := notifySignals(os.Stderr)
 	defer stop()
-	e := newEnv(os.Stdout, os.Stderr)
-	e.restoreSignals = stop
-	return execute(ctx, e, args, desktop)
+	return execute(ctx, newEnv(os.Stdout, os.Stderr), args, desktop)
 }
 
 // execute is Execute with its environment injected, for tests.

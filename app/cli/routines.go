@@ -13,6 +13,7 @@ import (
 
 type routinesOptions struct{ json bool }
 
+// newRoutinesCmd builds `routinely routines`: flags and help; the work is runRoutines's.
 func newRoutinesCmd(e *env) *cobra.Command {
 	var o routinesOptions
 	cmd := &cobra.Command{
@@ -88,18 +89,4 @@ func routineStateWord(s scheduler.RoutineState, now time.Time) string {
 	default:
 		return "active"
 	}
-}
-
-// printProblems prints routines.toml problems as file:line:col: routine: message.
-func printProblems(w io.Writer, problems []scheduler.Problem) {
-	for _, p := range problems {
-		fmt.Fprintln(w, formatProblem(p))
-	}
-}
-
-func formatProblem(p scheduler.Problem) string {
-	if p.Routine != "" {
-		return fmt.Sprintf("%s:%d:%d: routine %q: %s", p.File, p.Line, p.Col, p.Routine, p.Message)
-	}
-	return fmt.Sprintf("%s:%d:%d: %s", p.File, p.Line, p.Col, p.Message)
 }

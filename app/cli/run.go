@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -26,6 +27,7 @@ type runOptions struct {
 	timeout time.Duration
 }
 
+// newRunCmd builds `routinely run`: flags and help; the work is runRun's.
 func newRunCmd(e *env) *cobra.Command {
 	var o runOptions
 	cmd := &cobra.Command{
@@ -110,16 +112,25 @@ func requestAndWait(ctx context.Context, e *env, p paths.Paths, o runOptions, ow
 	return reportRun(e, run, o.json)
 }
 
-// waitForRun polls the journal until request reqID has become a run that finished. It returns
-// errNoOwner-wrapped errors when the owner does not pick the request up in time.
+// waitForRun polls the journal every 200 ms until request reqID has become a run that finished,
+// showing progress on stderr. Errors (the request stays queued in each case): errNoOwner (75) when
+// the owner went away before starting it, an exitError 75 when a live owner has not picked it up
+// within pickupTimeout or ctx ended (--timeout, Ctrl-C), the journal's (1).
 func waitForRun(ctx context.Context, e *env, p paths.Paths, j *scheduler.Journal, reqID int64, name string, owner *ownership.Record) (*scheduler.Run, error) {
 	who := "the owner"
-	if owner != nil {
+	switch {
+	case owner != nil && owner.PID == os.Getpid(): // run --here
+		who = "this process"
+	case owner != nil:
 		who = fmt.Sprintf("the %s (pid %d)", roleName(owner.Role), owner.PID)
 	}
 	prog := startProgress(ctx, e.stderr)
 	defer prog.Stop()
-	prog.Set(fmt.Sprintf("asking %s to run %s…", who, name))
+	if who == "this process" {
+		prog.Set(fmt.Sprintf("starting %s…", name))
+	} else {
+		prog.Set(fmt.Sprintf("asking %s to run %s…", who, name))
+	}
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	asked := time.Now()
@@ -151,28 +162,15 @@ func waitForRun(ctx context.Context, e *env, p paths.Paths, j *scheduler.Journal
 			runID = id
 			prog.Set(fmt.Sprintf("running %s (run %d) in %s…", name, runID, who))
 		}
-		run, err := findRun(j, name, runID)
-		if err != nil {
+		run, err := j.Run(runID)
+		switch {
+		case errors.Is(err, scheduler.ErrNoRun): // claimed but not visible yet: look again
+		case err != nil:
 			return nil, err
-		}
-		if run != nil && run.Outcome != scheduler.OutcomeRunning {
-			return run, nil
-		}
-	}
-}
-
-// findRun returns run id of routine from the journal, or nil if it is not recorded yet.
-func findRun(j *scheduler.Journal, routine string, id int64) (*scheduler.Run, error) {
-	runs, err := j.History(routine, 200)
-	if err != nil {
-		return nil, fmt.Errorf("history of %s: %w", routine, err)
-	}
-	for i := range runs {
-		if runs[i].ID == id {
-			return &runs[i], nil
+		case run.Outcome != scheduler.OutcomeRunning:
+			return &run, nil
 		}
 	}
-	return nil, nil
 }
 
 // reportRun prints a finished run; errRunFailed (exit 1) unless it succeeded.
@@ -194,7 +192,7 @@ func reportRun(e *env, r *scheduler.Run, asJSON bool) error {
 			r.Routine, outcome, fmtDur(r.Duration), r.ID, exit, r.Epoch, r.ID)
 	}
 	if r.Outcome != scheduler.OutcomeSuccess && r.Outcome != scheduler.OutcomeChanged {
-		return withCode(ExitError, fmt.Errorf("%w: %s ended %s", errRunFailed, r.Routine, r.Outcome))
+		return withCode(ExitError, fmt.Errorf("%w: %s ended with outcome %s; 'routinely history --output %d' shows its output", errRunFailed, r.Routine, r.Outcome, r.ID))
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 type statusOptions struct{ json bool }
 
+// newStatusCmd builds `routinely status`: flags and help; the work is runStatus's.
 func newStatusCmd(e *env) *cobra.Command {
 	var o statusOptions
 	cmd := &cobra.Command{

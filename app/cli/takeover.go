@@ -28,7 +28,11 @@ func takeover(ctx context.Context, e *env, p paths.Paths, opts ownership.Options
 	})
 	prog.Stop()
 	if err == nil {
-		fmt.Fprintf(e.stderr, "Took over: this daemon owns the routines (epoch %d).\n", h.Epoch())
+		if owner == nil {
+			fmt.Fprintf(e.stderr, "Nobody owned the routines, so there was no one to ask: this daemon owns them (epoch %d).\n", h.Epoch())
+		} else {
+			fmt.Fprintf(e.stderr, "Took over from %s: this daemon owns the routines (epoch %d).\n", describeOwner(owner, e.now()), h.Epoch())
+		}
 		return h, nil
 	}
 	if owner == nil {
@@ -42,6 +46,10 @@ func takeover(ctx context.Context, e *env, p paths.Paths, opts ownership.Options
 		return nil, fmt.Errorf("%w: %s keeps the routines.\nAsk its user to approve, or stop it; 'routinely status' shows it", ownership.ErrDenied, who)
 	case errors.Is(err, ownership.ErrTakeoverTimeout):
 		hint := "Nobody approved in time; the request was withdrawn and the owner keeps running."
+		if owner != nil && owner.Role == ownership.RoleDesktop {
+			hint = "Nobody approved in the Routinely app in time; the request was withdrawn and the app keeps running.\n" +
+				"Retry and approve in its tray menu or window, or quit it from its tray menu."
+		}
 		if !o.killWedged {
 			hint += "\nIf 'routinely status' reports it not-heartbeating, retry with --kill-wedged."
 		}

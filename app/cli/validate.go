@@ -12,6 +12,7 @@ type validateOptions struct {
 	json bool
 }
 
+// newValidateCmd builds `routinely validate`: flags and help; the work is runValidate's.
 func newValidateCmd(e *env) *cobra.Command {
 	var o validateOptions
 	cmd := &cobra.Command{
@@ -71,7 +72,11 @@ func runValidate(_ context.Context, e *env, o validateOptions) error {
 		}
 	}
 	if !out.OK {
-		return withCode(ExitConfig, fmt.Errorf("%s: %s; the other routines run", file, plural(len(cfg.Problems), "problem", "problems")))
+		runs := "no routine can run"
+		if n := len(cfg.Routines); n > 0 {
+			runs = "the other " + plural(n, "routine runs", "routines run")
+		}
+		return withCode(ExitConfig, fmt.Errorf("%s: %s; %s", file, plural(len(cfg.Problems), "problem", "problems"), runs))
 	}
 	return nil
 }

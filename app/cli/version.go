@@ -10,6 +10,7 @@ import (
 
 type versionOptions struct{ json bool }
 
+// newVersionCmd builds `routinely version`: flags and help; the work is runVersion's.
 func newVersionCmd(e *env) *cobra.Command {
 	var o versionOptions
 	cmd := &cobra.Command{

@@ -22,7 +22,8 @@ var DrainTimeout = 5 * time.Minute
 
 // Serve runs the routines of profile p while h owns: it opens the journal, starts a
 // scheduler.Engine gated by h, calls started (if non-nil) with the running engine, and returns
-// when ctx ends (then it stops the engine, waits for in-flight runs and releases h) or when h is
+// when ctx ends (then it yields at once — owner.json says yielding, status says draining —,
+// stops the engine, waits for in-flight runs up to DrainTimeout and releases h) or when h is
 // lost (takeover approved: h has already drained and released). It returns nil in both cases and
 // an error only when the routines could not be started (journal or config unusable); h is
 // released then too, so the caller never has to.
@@ -63,10 +64,15 @@ func Serve(ctx context.Context, h *ownership.Handle, p paths.Paths, n scheduler.
 		logger.Info("stopping: no new runs; waiting for runs in flight", "timeout", DrainTimeout)
 		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DrainTimeout)
 		defer cancel()
+		// Yield first, as an approved takeover does: nothing new is admitted from now on and
+		// observers see the drain (state yielding) instead of a healthy owner that runs nothing.
+		// Release lets the guard go only once the runs in flight have ended.
+		released := make(chan error, 1)
+		go func() { released <- h.Release(stopCtx) }()
 		if err := eng.Stop(stopCtx); err != nil {
 			logger.Warn("runs still in flight after the drain timeout", "err", err)
 		}
-		if err := h.Release(stopCtx); err != nil && !errors.Is(err, ownership.ErrReleased) {
+		if err := <-released; err != nil && !errors.Is(err, ownership.ErrReleased) {
 			logger.Warn("could not release cleanly; exiting drops the guard", "err", err)
 		} else {
 			logger.Info("released the routines", "epoch", h.Epoch())

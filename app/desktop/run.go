@@ -48,6 +48,7 @@ func Run(ctx context.Context, p paths.Paths, background bool, version string, lo
 	sessDone := make(chan struct{})
 	acts := &actions{Session: sess, app: a, win: win, p: p, logger: logger, stop: stopSession, done: sessDone}
 	pres := ui.NewPresenter(a, win, acts)
+	win.SetMainMenu(ui.NewMainMenu(acts))
 	pres.Notify = func(n *fyne.Notification) { go a.SendNotification(n) } // a D-Bus call can be slow
 	pub.apply = pres.Apply
 

@@ -1,19 +1,16 @@
 package ui
 
 import (
-	"image/color"
 	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/routinely/routinely/ownership"
 )
-
-// bannerRed is the wedged-owner banner's background: a fixed red, readable in both themes.
-var bannerRed = color.NRGBA{R: 0xb7, G: 0x1c, B: 0x1c, A: 0xff}
 
 // WedgeBanner is the red banner shown while a diagnosis says the owner is not doing its job.
 type WedgeBanner struct {
@@ -26,7 +23,8 @@ type WedgeBanner struct {
 func NewWedgeBanner() *WedgeBanner {
 	b := &WedgeBanner{body: widget.NewRichText()}
 	b.body.Wrapping = fyne.TextWrapWord
-	b.box = container.NewStack(canvas.NewRectangle(bannerRed), container.NewPadded(b.body))
+	// The theme's error colour with its "on error" text colour: readable in light and dark.
+	b.box = container.NewStack(canvas.NewRectangle(theme.Color(theme.ColorNameError)), container.NewPadded(b.body))
 	b.ExtendBaseWidget(b)
 	b.Hide()
 	return b
@@ -46,7 +44,7 @@ func (b *WedgeBanner) Update(s State) {
 	}
 	b.body.Segments = []widget.RichTextSegment{&widget.TextSegment{
 		Text:  text,
-		Style: widget.RichTextStyle{ColorName: "foregroundOnError", TextStyle: fyne.TextStyle{Bold: true}},
+		Style: widget.RichTextStyle{ColorName: theme.ColorNameForegroundOnError, TextStyle: fyne.TextStyle{Bold: true}},
 	}}
 	b.body.Refresh()
 	if !b.Visible() {

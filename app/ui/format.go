@@ -56,6 +56,8 @@ func Duration(d time.Duration) string {
 		d = -d
 	}
 	switch {
+	case d == 0:
+		return "0s"
 	case d < time.Second:
 		return fmt.Sprintf("%dms", d.Milliseconds())
 	case d < time.Minute:

@@ -24,7 +24,8 @@ type HistoryView struct {
 	list     *widget.List
 	output   *widget.Entry
 	runs     []scheduler.Run
-	selected int64
+	selected int64 // run whose output is shown
+	lastRun  int64 // newest run of the routine when its history was loaded
 	box      *fyne.Container
 	// background runs journal reads off the UI goroutine (tests run them inline).
 	background func(func())
@@ -63,11 +64,21 @@ func (h *HistoryView) SetRoutines(names []string) {
 	h.pick.Refresh()
 }
 
+// Follow reloads the shown history when the shown routine has run since it was loaded.
+func (h *HistoryView) Follow(routines []scheduler.RoutineState) {
+	for _, r := range routines {
+		if r.Name == h.pick.Selected && r.Last != nil && r.Last.ID != h.lastRun {
+			h.lastRun = r.Last.ID
+			h.Load(r.Name)
+		}
+	}
+}
+
 // Load shows the history of routine, reading the journal off the UI goroutine.
 func (h *HistoryView) Load(routine string) {
 	if h.pick.Selected != routine {
-		h.pick.SetSelected(routine) // calls Load again through OnChanged
-		return
+		h.pick.Selected = routine // not SetSelected: that would call Load again
+		h.pick.Refresh()
 	}
 	h.background(func() {
 		runs, err := h.actions.History(routine, historyLimit)
@@ -77,8 +88,13 @@ func (h *HistoryView) Load(routine string) {
 				return
 			}
 			h.runs = runs
-			h.list.UnselectAll()
 			h.list.Refresh()
+			h.list.UnselectAll()
+			for i, r := range runs { // keep the run being read selected across a reload
+				if r.ID == h.selected {
+					h.list.Select(i)
+				}
+			}
 		})
 	})
 }

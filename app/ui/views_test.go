@@ -253,3 +253,42 @@ func eventually(t *testing.T, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+func TestHistoryFollowsNewRuns(t *testing.T) {
+	test.NewTempApp(t)
+	rec := &recorder{}
+	h := NewHistoryView(rec)
+	h.background = func(f func()) { f() }
+	h.Load("page-watch")
+	rs := fixtureRoutines()
+	h.Follow(rs) // page-watch's last run (8) is newer than what was loaded: reload
+	h.Follow(rs) // nothing new
+	if got := rec.Calls(); !slices.Equal(got, []string{"history page-watch", "history page-watch"}) {
+		t.Errorf("history reads = %q, want the first load and one reload", got)
+	}
+}
+
+func TestWindowMenuQuitGoesThroughActions(t *testing.T) {
+	rec := &recorder{}
+	m := NewMainMenu(rec)
+	items := m.Items[0].Items
+	last := items[len(items)-1]
+	if !last.IsQuit || last.Label != LabelQuit {
+		t.Fatalf("last window menu item = %+v, want Quit", last)
+	}
+	last.Action()
+	if got := rec.Calls(); !slices.Equal(got, []string{"quit"}) {
+		t.Errorf("window Quit sent %q, want the app's draining Quit", got)
+	}
+}
+
+func TestDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		0: "0s", 28 * time.Millisecond: "28ms", 42 * time.Second: "42s", 3*time.Minute + 5*time.Second: "3m 05s",
+		12 * time.Minute: "12m", 2*time.Hour + 4*time.Minute: "2h 04m", 76 * time.Hour: "3d 4h",
+	} {
+		if got := Duration(d); got != want {
+			t.Errorf("Duration(%s) = %q, want %q", d, got, want)
+		}
+	}
+}

@@ -59,6 +59,7 @@ func (v *MainView) Update(s State) {
 		names = append(names, r.Name)
 	}
 	v.History.SetRoutines(names)
+	v.History.Follow(s.Routines)
 }
 
 // ShowError shows a failed action under the owner panel until the next one.
@@ -69,4 +70,16 @@ func (v *MainView) ShowError(err error) {
 	}
 	v.Error.SetText(err.Error())
 	v.Error.Show()
+}
+
+// NewMainMenu is the window's menu bar: the window's way to open the routines file and to Quit
+// (which, like the tray's Quit, drains runs and releases ownership first).
+func NewMainMenu(a Actions) *fyne.MainMenu {
+	quit := fyne.NewMenuItem(LabelQuit, a.Quit)
+	quit.IsQuit = true
+	return fyne.NewMainMenu(fyne.NewMenu("Routinely",
+		fyne.NewMenuItem("Open routines file", a.OpenConfig),
+		fyne.NewMenuItemSeparator(),
+		quit,
+	))
 }

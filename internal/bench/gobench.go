@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -23,10 +24,12 @@ type benchRuns map[string][]map[string]float64
 
 var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+(.*)$`)
 
-// goBench runs `go test -run ^$ -bench pattern` in pkg and parses every metric of every run.
-func goBench(pkg, pattern, benchtime string, count int) (benchRuns, error) {
+// goBench runs `go test -run ^$ -bench pattern` in pkg, with env added to its environment, and
+// parses every metric of every run.
+func goBench(pkg, pattern, benchtime string, count int, env ...string) (benchRuns, error) {
 	cmd := exec.Command("go", "test", "-run", "^$", "-bench", pattern, "-benchtime", benchtime,
 		"-count", strconv.Itoa(count), module+pkg)
+	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return nil, fmt.Errorf("go test -bench %s ./%s: %v: %s", pattern, pkg, err, lastLines(out, 3))

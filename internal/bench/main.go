@@ -49,7 +49,7 @@ func main() {
 	add(Takeover(*bin, root, min(trials, 30)))
 	add(FireLateness(*bin, root, lateWindow))
 	if !*skipGo {
-		add(FireLatenessInProcess())
+		add(FireLatenessInProcess(lateWindow))
 		add(JournalClaims(*quick))
 		add(LoadArm(*quick))
 		add(Heartbeat())

@@ -93,11 +93,17 @@ func TestJSONShapesKeepDocumentedKeys(t *testing.T) {
 		"routines": {"name", "schedule", "action", "timezone", "next", "paused", "pause_note", "pause_until", "running", "disabled", "last"},
 		"history": {"id", "routine", "slot", "trigger", "epoch", "outcome", "reason", "started", "finished", "late_by_ms",
 			"duration_ms", "exit_code", "attempts", "output_bytes"},
-		"preview": {"routine", "from", "slots"},
+		"preview":   {"routine", "from", "slots"},
+		"validate":  {"file", "ok", "routines", "problems", "error"},
+		"paths":     {"state", "config", "journal", "logs"},
+		"version":   {"version", "go", "os", "arch"},
+		"autostart": {"state", "location", "target", "points_here"},
 	}
 	got := map[string]map[string]any{
 		"status": keys("status", "--json"), "routines": keys("routines", "--json"),
 		"history": keys("history", "--json"), "preview": keys("preview", "hourly-note", "--json"),
+		"validate": keys("validate", "--json"), "paths": keys("paths", "--json"),
+		"version": keys("version", "--json"), "autostart": keys("autostart", "status", "--json"),
 	}
 	for cmd, ks := range want {
 		if len(got[cmd]) != len(ks) {

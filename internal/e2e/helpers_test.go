@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -81,12 +82,19 @@ type proc struct {
 // still running.
 func start(t *testing.T, home string, args ...string) *proc {
 	t.Helper()
-	p := &proc{t: t, stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
-	p.cmd = exec.Command(bin, append([]string{"--home", home}, args...)...)
+	cmd := exec.Command(bin, append([]string{"--home", home}, args...)...)
+	cmd.Env = testEnv()
+	return startCmd(t, cmd, fmt.Sprintf("routinely %v", args))
+}
+
+// startCmd starts cmd in the background with its output captured; it is SIGKILLed at test end if
+// still running, and its output is logged if the test failed. label names it in messages.
+func startCmd(t *testing.T, cmd *exec.Cmd, label string) *proc {
+	t.Helper()
+	p := &proc{t: t, cmd: cmd, stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
-	p.cmd.Env = testEnv()
 	if err := p.cmd.Start(); err != nil {
-		t.Fatalf("start routinely %v: %v", args, err)
+		t.Fatalf("start %s: %v", label, err)
 	}
 	go func() {
 		err := p.cmd.Wait()
@@ -101,7 +109,7 @@ func start(t *testing.T, home string, args ...string) *proc {
 			<-p.done
 		}
 		if t.Failed() {
-			t.Logf("routinely %v (pid %d) stderr:\n%s", args, p.pid(), p.stderr.String())
+			t.Logf("%s (pid %d) stdout:\n%s\nstderr:\n%s", label, p.pid(), p.stdout.String(), p.stderr.String())
 		}
 	})
 	return p
@@ -142,10 +150,22 @@ func (p *proc) running() bool {
 // waitStderr waits until the process's stderr contains substr.
 func (p *proc) waitStderr(substr string, d time.Duration) {
 	p.t.Helper()
+	p.waitOutput(p.stderr, "stderr", substr, d)
+}
+
+// waitStdout waits until the process's stdout contains substr.
+func (p *proc) waitStdout(substr string, d time.Duration) {
+	p.t.Helper()
+	p.waitOutput(p.stdout, "stdout", substr, d)
+}
+
+// waitOutput polls out until it contains substr, failing the test after d.
+func (p *proc) waitOutput(out *syncBuffer, name, substr string, d time.Duration) {
+	p.t.Helper()
 	deadline := time.Now().Add(d)
-	for !strings.Contains(p.stderr.String(), substr) {
+	for !strings.Contains(out.String(), substr) {
 		if time.Now().After(deadline) {
-			p.t.Fatalf("pid %d: %q not in stderr after %s:\n%s", p.pid(), substr, d, p.stderr.String())
+			p.t.Fatalf("pid %d: %q not in %s after %s:\n%s", p.pid(), substr, name, d, out.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -253,6 +273,23 @@ func status(t *testing.T, home string) statusOut {
 		t.Fatalf("status --json says exit_code %d but exited %d", s.ExitCode, code)
 	}
 	return s
+}
+
+// waitStatus polls `status --json` every 100 ms until ok accepts it, and returns it; after
+// ownDeadline it fails the test saying what it waited for (want).
+func waitStatus(t *testing.T, home, want string, ok func(statusOut) bool) statusOut {
+	t.Helper()
+	deadline := time.Now().Add(ownDeadline)
+	for {
+		s := status(t, home)
+		if ok(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("status after %s: %+v; want %s", ownDeadline, s, want)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // waitOwner polls status until pid owns, and returns that status.

@@ -12,10 +12,14 @@ import (
 	"go.uber.org/goleak"
 )
 
-// bin is the routinely binary under test, built once by TestMain.
+// bin is the routinely binary under test, built once by TestMain. The test binary re-executed
+// with $ROUTINELY_E2E_HELPER set is a helper process instead (askowner_test.go).
 var bin string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(helperEnv) == "ask-owner" {
+		os.Exit(askOwnerMain())
+	}
 	dir, err := os.MkdirTemp("", "routinely-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)

@@ -161,15 +161,7 @@ func TestGuardDeletedDaemonOwnsAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.waitStderr("standing by to own again", ownDeadline)
-	deadline := time.Now().Add(ownDeadline)
-	for {
-		s := status(t, home)
-		if s.Owner != nil && s.Owner.PID == d.pid() && s.Owner.Epoch == s1.Owner.Epoch+1 && s.ExitCode == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("daemon does not own again with epoch %d: %+v", s1.Owner.Epoch+1, s)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitStatus(t, home, fmt.Sprintf("the daemon owning again, healthy, with epoch %d", s1.Owner.Epoch+1), func(s statusOut) bool {
+		return s.Owner != nil && s.Owner.PID == d.pid() && s.Owner.Epoch == s1.Owner.Epoch+1 && s.ExitCode == 0
+	})
 }

@@ -47,13 +47,7 @@ func TestStatusReflectsEachState(t *testing.T) {
 	}
 
 	d.signal(syscall.SIGCONT)
-	deadline = time.Now().Add(ownDeadline)
-	for s = status(t, home); s.ExitCode != 0; s = status(t, home) {
-		if time.Now().After(deadline) {
-			t.Fatalf("resumed owner not healthy again: %+v", s)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitStatus(t, home, "the resumed owner healthy again (exit 0)", func(s statusOut) bool { return s.ExitCode == 0 })
 
 	d.signal(syscall.SIGTERM)
 	if code := d.wait(cmdTimeout); code != 0 {

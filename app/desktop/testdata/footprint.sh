@@ -48,7 +48,7 @@ for (( s = 10; s <= DURATION; s += 10 )); do
 	[ "$s" -eq "$tail_from" ] && r_mark=$r
 done
 t1=$(date +%s.%N); c1=$(cpu_ticks); r1=$(rss_kb)
-cpu=$(echo "scale=2; 100 * ($c1 - $c0) / $HZ / ($t1 - $t0)" | bc)
+cpu=$(awk -v c="$(( c1 - c0 ))" -v hz="$HZ" -v a="$t1" -v b="$t0" 'BEGIN{printf "%.2f", 100 * c / hz / (a - b)}')
 echo "RSS start $(( r0 / 1024 )) MB, end $(( r1 / 1024 )) MB, max goal 120 MB"
 echo "RSS growth over the last $(( DURATION - tail_from ))s: $(( (r1 - r_mark) / 1024 )) MB ($(( r1 - r_mark )) kB)"
 echo "CPU: ${cpu} % of one core on average (goal <= 1 %)"

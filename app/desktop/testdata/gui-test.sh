@@ -4,7 +4,8 @@
 #   xvfb-run -a -s "-screen 0 1024x768x24 -nolisten tcp" dbus-run-session -- \
 #     bash app/desktop/testdata/gui-test.sh ./build/routinely build/gui-test
 # Exits non-zero on the first failed assertion. Screenshots and logs stay in OUTDIR.
-set -euo pipefail
+set -Eeuo pipefail
+trap 'echo "FAIL: line $LINENO: $BASH_COMMAND exited $?" >&2' ERR   # no silent exit under set -e
 BIN=$(realpath "${1:?usage: gui-test.sh BINARY OUTDIR}")
 OUT=${2:-build/gui-test}
 rm -rf "$OUT"; mkdir -p "$OUT"; OUT=$(realpath "$OUT")
@@ -27,7 +28,9 @@ wait_for() { local n=$(( $1 * 5 )); shift; for _ in $(seq "$n"); do "$@" >/dev/n
 
 sni_get() { dbus-send --session --print-reply --dest=org.kde.StatusNotifierWatcher /StatusNotifierWatcher \
 	org.freedesktop.DBus.Properties.Get string:org.kde.StatusNotifierWatcher "string:$1"; }
-tray_bus() { sni_get RegisteredStatusNotifierItems 2>/dev/null | grep -o '":[0-9.]*' | head -1 | tr -d '"'; }
+# Pipelines below never stop reading early (no head, grep -q or awk exit): with pipefail, a
+# writer killed by SIGPIPE would fail the whole script at random.
+tray_bus() { sni_get RegisteredStatusNotifierItems 2>/dev/null | awk 'match($0, /":[0-9.]+/) && !b {b=substr($0, RSTART+1, RLENGTH-1)} END{print b}'; }
 # The item's Menu property names the dbusmenu object (systray v1.12: /StatusNotifierItem/menu).
 menu_path() { dbus-send --session --print-reply --dest="$BUS" /StatusNotifierItem org.freedesktop.DBus.Properties.Get \
 	string:org.kde.StatusNotifierItem string:Menu | grep -o 'object path "[^"]*"' | cut -d'"' -f2; }
@@ -36,17 +39,25 @@ menu_layout() { dbus-send --session --print-reply --dest="$BUS" "$MENU" com.cano
 # menu_id PREFIX: the dbusmenu id of the item whose label starts with PREFIX (ids go stale after
 # every menu rebuild, so look them up each time).
 menu_id() { menu_layout | awk -v want="$1" '/struct \{/{s=1;next} s&&/int32 [0-9]+/{id=$2;s=0}
-	/string "label"/{getline; sub(/^[^"]*"/, ""); if (index($0, want) == 1) {print id; exit}}'; }
+	/string "label"/{getline; sub(/^[^"]*"/, ""); if (index($0, want) == 1 && !found) found=id} END{print found}'; }
 menu_labels() { menu_layout | awk '/string "label"/{getline; sub(/^[^"]*"/, ""); sub(/"[^"]*$/, ""); print}'; }
 click() {
 	local id; id=$(menu_id "$1"); [ -n "$id" ] || fail "no tray item labelled '$1' (menu: $(menu_labels | paste -sd '|'))"
 	dbus-send --session --print-reply --dest="$BUS" "$MENU" com.canonical.dbusmenu.Event \
 		"int32:$id" string:clicked variant:int32:0 uint32:0 >/dev/null
 }
-has_label() { menu_labels | grep -q -- "^$1"; }
+# icon_sum: a checksum of the tray icon's pixels (its look: owning, standby or warning).
+icon_sum() { dbus-send --session --print-reply --dest="$BUS" /StatusNotifierItem org.freedesktop.DBus.Properties.Get \
+	string:org.kde.StatusNotifierItem string:IconPixmap | sed 1d | md5sum | cut -c1-12; }
+icon_is() { [ "$(icon_sum)" = "$1" ]; }
+icon_is_not() { [ "$(icon_sum)" != "$1" ]; }
+has_label() { menu_labels | grep -- "^$1" >/dev/null; }
+status_line() { menu_labels | awk 'NR==1'; }
 status_json() { "$BIN" status --json 2>/dev/null || true; }   # exits 3/4 without a healthy owner
 # owner_field NAME: a field of the current owner from status --json ("" when nobody holds the guard).
-owner_field() { status_json | python3 -c "import json,sys; s=json.load(sys.stdin); o=s.get('owner') or {}; print(o.get('$1','') if s.get('held') else '')"; }
+# (status --json is indented: top-level keys at 2 spaces, the owner's at 4; awk only, no jq/python.)
+owner_field() { status_json | awk -v k="\"$1\":" '/^  "held": true/{held=1} /^  "owner": \{/{in_o=1; next}
+	in_o && /^  [}]/{in_o=0} in_o && $1==k {v=$2; gsub(/[",]/, "", v)} END{if (held) print v}'; }
 owner_role() { owner_field role; }
 owner_pid() { owner_field pid; }
 role_is() { [ "$(owner_role)" = "$1" ]; }
@@ -89,8 +100,9 @@ if grep -q "Error parsing user locale" "$OUT/app.log"; then fail "Fyne could not
 wait_for 15 role_is desktop || fail "the app does not own the routines (status: $(status_json | head -c 400))"
 [ "$(owner_pid)" = "$APP" ] || fail "owner pid $(owner_pid), want the app's $APP"
 pass "the app owns (pid $APP)"
-wait_for 5 has_label "Owner: this app" || fail "tray status line: $(menu_labels | head -1)"
-pass "tray says: $(menu_labels | head -1)"
+wait_for 5 has_label "Owner: this app" || fail "tray status line: $(status_line)"
+pass "tray says: $(status_line)"
+ICON_OWNING=$(icon_sum)
 
 # 2. --background showed no window; Open Routinely in the tray menu shows it. Screenshot.
 if xdotool search --onlyvisible --name '^Routinely$' >/dev/null 2>&1; then fail "--background start showed the window"; fi
@@ -102,14 +114,17 @@ import -window root "$OUT/window.png"; pass "window shown (screenshot window.png
 # 3. A daemon asks to take over: notification, tray Approve, daemon owns.
 "$BIN" daemon --takeover >"$OUT/daemon.log" 2>&1 & DAEMON=$!; pids+=($DAEMON)
 wait_for 5 test -s "$HOME_DIR/takeover.json" || fail "the daemon wrote no takeover request"
-requested=$(date -d "$(python3 -c "import json; print(json.load(open('$HOME_DIR/takeover.json'))['requested_at'])")" +%s.%N)
+requested=$(date -d "$(grep -o '"requested_at": *"[^"]*"' "$HOME_DIR/takeover.json" | cut -d'"' -f4)" +%s.%N)
 wait_for 5 grep -q 'asks to take over your routines' "$OUT/notify.log" || fail "no takeover notification (Notify) within 5 s"
 notified=$(grep -B5 'asks to take over your routines' "$OUT/notify.log" | grep -o 'method call time=[0-9.]*' | tail -1 | cut -d= -f2)
-delay=$(echo "$notified - $requested" | bc)
-[ "$(echo "$delay <= 1.0" | bc)" = 1 ] || fail "the notification came ${delay}s after the request (want <= 1 s)"
-pass "notification ${delay}s after the request: $(grep -o 'A Routinely daemon (pid [0-9]*) asks to take over your routines' "$OUT/notify.log" | head -1)"
+delay=$(awk -v a="$notified" -v b="$requested" 'BEGIN{printf "%.3f", a - b}')
+awk -v d="$delay" 'BEGIN{exit !(d <= 1.0)}' || fail "the notification came ${delay}s after the request (want <= 1 s)"
+pass "notification ${delay}s after the request: $(grep -m1 -o 'A Routinely daemon (pid [0-9]*) asks to take over your routines' "$OUT/notify.log")"
 wait_for 3 has_label "Approve takeover" || fail "no Approve item in the tray menu"
 has_label "Deny" || fail "no Deny item in the tray menu"
+wait_for 2 icon_is_not "$ICON_OWNING" || fail "the tray icon did not change to its warning look"
+ICON_WARNING=$(icon_sum)
+pass "tray icon turned to its warning look"
 sleep 1
 import -window root "$OUT/takeover-prompt.png"; pass "takeover prompt (screenshot takeover-prompt.png)"
 click "Approve takeover"
@@ -117,8 +132,10 @@ wait_for 15 role_is daemon || fail "the daemon does not own after approval (stat
 [ "$(owner_pid)" = "$DAEMON" ] || fail "owner pid $(owner_pid), want the daemon's $DAEMON"
 pass "the daemon owns after approval"
 kill -0 "$APP" || fail "the app exited after yielding"
-wait_for 5 has_label "Owner: daemon pid $DAEMON" || fail "tray does not show the daemon as owner: $(menu_labels | head -1)"
-pass "tray says: $(menu_labels | head -1)"
+wait_for 5 has_label "Owner: daemon pid $DAEMON" || fail "tray does not show the daemon as owner: $(status_line)"
+pass "tray says: $(status_line)"
+icon_is_not "$ICON_OWNING" && icon_is_not "$ICON_WARNING" || fail "the tray icon does not show the standby look"
+pass "tray icon shows the standby look"
 sleep 1
 import -window root "$OUT/standby.png"
 
@@ -126,14 +143,18 @@ import -window root "$OUT/standby.png"
 kill -9 "$DAEMON"; wait "$DAEMON" 2>/dev/null || true
 start=$(date +%s.%N)
 wait_for 2 role_is desktop || fail "the app did not own again within 2 s of the daemon's death"
-took=$(echo "$(date +%s.%N) - $start" | bc)
+took=$(awk -v a="$(date +%s.%N)" -v b="$start" 'BEGIN{printf "%.3f", a - b}')
 [ "$(owner_pid)" = "$APP" ] || fail "owner pid $(owner_pid) after the daemon died, want $APP"
 pass "the app owns again ${took}s after SIGKILL"
+wait_for 3 icon_is "$ICON_OWNING" || fail "the tray icon did not return to the owning look"
 
 # 5. Quit from the tray drains and releases: the app exits and nobody owns.
 click "Quit"
 for _ in $(seq 50); do kill -0 "$APP" 2>/dev/null || break; sleep 0.2; done
-if kill -0 "$APP" 2>/dev/null; then fail "the app did not exit within 10 s of Quit"; fi
+if kill -0 "$APP" 2>/dev/null; then
+	kill -QUIT "$APP"; sleep 1   # goroutine dump into app.log, for whoever debugs this
+	fail "the app did not exit within 10 s of Quit (goroutine dump in $OUT/app.log)"
+fi
 if role_is desktop; then fail "the guard is still held after Quit"; fi
 pass "Quit released ownership and exited"
 echo "gui-test: all passed (artifacts in $OUT)"

@@ -1,0 +1,70 @@
+package scheduler
+
+import (
+	"testing"
+	"time"
+)
+
+// catch_up = "skip" records the latest missed slot instead of running it, and a slot older
+// than catch_up_window is recorded missed under "once".
+func TestCatchUpPolicies(t *testing.T) {
+	for _, c := range []struct {
+		name, extra, reason string
+	}{
+		{"skip", `catch_up = "skip"`, "catch_up = skip"},
+		{"window", `catch_up_window = "30m"`, "outside catch_up_window"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			mon := time.Date(2026, 6, 1, 8, 0, 0, 0, berlin)
+			h := newHarness(t, "[[routine]]\nname = \"daily\"\nat = [\"09:00\"]\ntimezone = \"Europe/Berlin\"\n"+c.extra+"\nrun = [\"/bin/true\"]\n", mon)
+			h.start()
+			h.advance(2*time.Hour, time.Hour) // Monday ran
+			h.stop()
+			// Down until Wednesday 10:00; a new owner starts.
+			h2 := newHarnessOn(t, h, mon.Add(50*time.Hour))
+			h2.start()
+			h2.settle()
+			runs := runsOf(t, h2.j, "daily")
+			if len(runs) != 3 || runs[2].Outcome != OutcomeMissed || runs[2].Reason != c.reason || runs[1].Outcome != OutcomeMissed {
+				t.Fatalf("runs: %+v", runs)
+			}
+			if len(h2.act.runs()) != 0 {
+				t.Fatalf("ran %d times after the downtime, want 0", len(h2.act.runs()))
+			}
+		})
+	}
+}
+
+// gocron runs routines only while the gate admits; runs report to the gate (in flight, ticks);
+// the `every` grid anchor survives a restart.
+func TestGateElectorAndDrain(t *testing.T) {
+	start := time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)
+	h := newHarness(t, "[[routine]]\nname = \"tick\"\nevery = \"1m\"\nrun = [\"/bin/true\"]\n", start)
+	h.start()
+	h.gate.admitting.Store(false)
+	h.stepMinute()
+	h.stepMinute()
+	if n := len(h.act.runs()); n != 0 {
+		t.Fatalf("ran %d times while not admitting", n)
+	}
+	h.gate.admitting.Store(true)
+	h.stepMinute()
+	eventually(t, "run once admitted", func() bool { return len(h.act.runs()) >= 1 })
+	eventually(t, "drained", func() bool { return h.gate.inFlight.Load() == 0 && h.e.idle() })
+	anchor := h.e.cfg.Routines[0].Anchor
+	h.stop()
+	cfg, err := LoadConfig(h.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.j.ApplyAnchors(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if anchor.IsZero() || !cfg.Routines[0].Anchor.Equal(anchor) {
+		t.Fatalf("anchor %v after restart, want %v", cfg.Routines[0].Anchor, anchor)
+	}
+	st, err := States(cfg, h.j, start.Add(3*time.Minute+time.Second))
+	if err != nil || len(st) != 1 || st[0].Next == nil || !st[0].Next.Equal(start.Add(4*time.Minute)) || st[0].Last == nil {
+		t.Fatalf("states: %+v %v", st, err)
+	}
+}

@@ -1,0 +1,188 @@
+package scheduler
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// claim is one slot claim: the row written before a run's side effects start.
+type claim struct {
+	Routine string
+	Slot    time.Time
+	Key     string // slotKey(Slot), or "manual:<request id>"
+	Trigger string
+	Outcome string // OutcomeRunning for a run; skipped/missed for a slot that will not run
+	Reason  string
+	Started time.Time
+	LateBy  time.Duration
+}
+
+// slotKey is the journal key of a scheduled slot: the instant in RFC 3339 UTC. Calendar slots
+// are produced once per wall-clock time (schedule.go), so the key is one per wall time too.
+func slotKey(slot time.Time) string { return slot.UTC().Format(time.RFC3339Nano) }
+
+// Claim inserts c under UNIQUE(routine, slot key) with the writer's epoch and returns the run id.
+// A scheduled slot at or before the routine's latest scheduled slot that ran is refused too, so
+// a backward clock jump never re-fires a slot, even one whose row retention has deleted.
+// (Skipped and missed rows do not count: overlap=queue runs an older slot after a newer skip.)
+// Claims arriving together are committed in one transaction (group commit, one fsync), so 100
+// routines due in the same second do not queue behind 100 fsyncs. Errors: ErrSlotClaimed when
+// the slot (or a later one) is already claimed; ErrFenced when a newer epoch is recorded or
+// Acquire was not called; ErrJournalClosed after Close.
+func (j *Journal) Claim(c claim) (int64, error) {
+	epoch := j.epoch.Load()
+	if c.Key == "" {
+		c.Key = slotKey(c.Slot)
+	}
+	if epoch == 0 {
+		return 0, fmt.Errorf("claim %s %s: %w", c.Routine, c.Key, ErrFenced)
+	}
+	req := claimReq{c: c, epoch: epoch, resp: make(chan claimResp, 1)}
+	select {
+	case j.claimQueue <- req:
+	case <-j.closed:
+		return 0, fmt.Errorf("claim %s %s: %w", c.Routine, c.Key, errJournalClosed)
+	}
+	r := <-req.resp
+	if r.err != nil {
+		return 0, fmt.Errorf("claim %s %s: %w", c.Routine, c.Key, r.err)
+	}
+	return r.id, nil
+}
+
+// claimReq is one claim waiting for the writer.
+type claimReq struct {
+	c     claim
+	epoch uint64
+	resp  chan claimResp
+}
+
+type claimResp struct {
+	id  int64
+	err error
+}
+
+// insertClaims inserts every claim that is not fenced (a newer epoch exists), not a duplicate
+// (UNIQUE routine, slot key) and not behind its routine's high-water mark (claimInsert), in one
+// statement, and fills resps: the run id, or ErrFenced / ErrSlotClaimed.
+func insertClaims(q querier, claims []claimReq, resps []claimResp) error {
+	if len(claims) == 0 {
+		return nil
+	}
+	var rows []string
+	var args []any
+	index := map[string]int{}
+	for i, c := range claims {
+		k := c.c.Routine + "\x00" + c.c.Key
+		if _, dup := index[k]; dup {
+			resps[i].err = ErrSlotClaimed
+			continue
+		}
+		index[k] = i
+		var started, finished any
+		if !c.c.Started.IsZero() {
+			started = c.c.Started.UnixNano()
+		}
+		if c.c.Outcome != OutcomeRunning {
+			finished = started
+		}
+		rows = append(rows, "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+		args = append(args, c.c.Routine, c.c.Key, c.c.Slot.UnixNano(), c.c.Trigger, c.epoch, c.c.Outcome,
+			c.c.Reason, started, finished, int64(c.c.LateBy), c.c.Trigger == TriggerManual)
+		resps[i].err = ErrSlotClaimed // until the insert returns its row
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	stmt := `INSERT OR IGNORE INTO runs (routine, slot_key, slot, trigger, epoch, outcome, reason, started, finished, late_by)
+		SELECT column1, column2, column3, column4, column5, column6, column7, column8, column9, column10
+		FROM (VALUES ` + strings.Join(rows, ", ") + `) AS v
+		WHERE NOT EXISTS (SELECT 1 FROM epochs WHERE epoch > v.column5)
+			AND (v.column11 OR NOT EXISTS (SELECT 1 FROM runs r WHERE r.routine = v.column1 AND r.trigger != ?
+				AND r.slot >= v.column3 AND r.outcome NOT IN (?, ?)))
+		RETURNING id, routine, slot_key`
+	args = append(args, TriggerManual, OutcomeSkipped, OutcomeMissed)
+	res, err := q.Query(stmt, args...)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = res.Close() }()
+	for res.Next() {
+		var id int64
+		var routine, key string
+		if err := res.Scan(&id, &routine, &key); err != nil {
+			return err
+		}
+		if i, ok := index[routine+"\x00"+key]; ok {
+			resps[i] = claimResp{id: id}
+		}
+	}
+	if err := res.Err(); err != nil {
+		return err
+	}
+	_ = res.Close()
+	// Say why the refused ones were refused: a newer epoch, or the slot ran already.
+	var maxE sql.NullInt64
+	for i, c := range claims {
+		if resps[i].id != 0 || !errors.Is(resps[i].err, ErrSlotClaimed) {
+			continue
+		}
+		if !maxE.Valid {
+			if err := q.QueryRow(`SELECT COALESCE(MAX(epoch), 0) FROM epochs`).Scan(&maxE); err != nil {
+				return err
+			}
+		}
+		if uint64(maxE.Int64) > c.epoch {
+			resps[i].err = fmt.Errorf("epoch %d, recorded %d: %w", c.epoch, maxE.Int64, ErrFenced)
+		}
+	}
+	return nil
+}
+
+// querier is a *sql.Tx or a *sql.DB.
+type querier interface {
+	Exec(query string, args ...any) (sql.Result, error)
+	Query(query string, args ...any) (*sql.Rows, error)
+	QueryRow(query string, args ...any) *sql.Row
+}
+
+// claimInsert is the single-claim form of insertClaims' statement.
+const claimInsert = `INSERT INTO runs (routine, slot_key, slot, trigger, epoch, outcome, reason, started, finished, late_by)
+	SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+	WHERE NOT EXISTS (SELECT 1 FROM epochs WHERE epoch > ?)
+		AND (? OR NOT EXISTS (SELECT 1 FROM runs WHERE routine = ? AND trigger != ? AND slot >= ? AND outcome NOT IN (?, ?)))`
+
+// insertClaim inserts one claim with claimInsert; the errors are those of insertClaims.
+func insertClaim(q querier, req claimReq) (int64, error) {
+	c := req.c
+	var started, finished any
+	if !c.Started.IsZero() {
+		started = c.Started.UnixNano()
+	}
+	if c.Outcome != OutcomeRunning {
+		finished = started
+	}
+	res, err := q.Exec(claimInsert, c.Routine, c.Key, c.Slot.UnixNano(), c.Trigger, req.epoch, c.Outcome, c.Reason,
+		started, finished, int64(c.LateBy), req.epoch, c.Trigger == TriggerManual, c.Routine, TriggerManual,
+		c.Slot.UnixNano(), OutcomeSkipped, OutcomeMissed)
+	if err != nil {
+		if isUnique(err) {
+			return 0, ErrSlotClaimed
+		}
+		return 0, err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		var maxE int64
+		if err := q.QueryRow(`SELECT COALESCE(MAX(epoch), 0) FROM epochs`).Scan(&maxE); err != nil {
+			return 0, err
+		}
+		if uint64(maxE) > req.epoch {
+			return 0, fmt.Errorf("epoch %d, recorded %d: %w", req.epoch, maxE, ErrFenced)
+		}
+		return 0, fmt.Errorf("a later slot is claimed: %w", ErrSlotClaimed)
+	}
+	return res.LastInsertId()
+}
