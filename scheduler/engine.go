@@ -25,6 +25,8 @@ type EngineOptions struct {
 	Logger     *slog.Logger
 	// WakeClock compares wall and monotonic time for wake detection; nil → the real clocks.
 	WakeClock WallMonoClock
+	// UserAgent is sent by watch and ping actions (action.UserAgent(version)); "" → a default.
+	UserAgent string
 }
 
 // Engine schedules the routines of one owner: gocron arms the timers (only while the Gate
@@ -85,7 +87,7 @@ func NewEngine(opts EngineOptions) (*Engine, error) {
 		routines: map[string]*armed{}, taken: map[int64]bool{}, bgStop: make(chan struct{}),
 	}
 	e.runCtx, e.cancelRun = context.WithCancel(context.Background())
-	deps := action.Deps{Notifier: opts.Notifier, Snapshots: opts.Journal}
+	deps := action.Deps{Notifier: opts.Notifier, Snapshots: opts.Journal, UserAgent: opts.UserAgent}
 	e.newAction = func(r *Routine) (action.Action, error) {
 		a, err := action.New(r.Spec, deps)
 		if err != nil {

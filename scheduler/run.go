@@ -219,7 +219,9 @@ func (e *Engine) runAction(parent context.Context, r *Routine, ev slotEvent, id 
 	)
 	res = act.Run(ctx, action.Input{Routine: r.Name, Slot: ev.slot, RunID: id, Epoch: epoch, Trigger: ev.trigger,
 		Dir: r.Dir, Env: env, Timeout: r.Timeout})
-	if timedOut(ctx) && res.Outcome != OutcomeSuccess && res.Outcome != OutcomeChanged {
+	// A command cut off by the routine's timeout is `timeout`; watch and ping report a timed-out
+	// request as `failed` with its cause themselves (issue 5), so only commands are relabelled.
+	if timedOut(ctx) && isCommand(r.Spec) && res.Outcome != OutcomeSuccess {
 		res.Outcome = OutcomeTimeout
 	}
 	if res.Outcome == "" {
@@ -281,4 +283,14 @@ func (e *Engine) afterRun(r *Routine, res action.Result) {
 
 func isFailure(outcome string) bool {
 	return outcome == OutcomeFailed || outcome == OutcomeTimeout || outcome == OutcomeCrashed
+}
+
+// isCommand reports whether spec starts a process (run or shell) rather than an HTTP request or a
+// notification.
+func isCommand(spec any) bool {
+	switch spec.(type) {
+	case action.RunSpec, *action.RunSpec, action.ShellSpec, *action.ShellSpec:
+		return true
+	}
+	return false
 }

@@ -78,9 +78,7 @@ func (v *validator) actionOf(r *Routine, f fields, name string) {
 			return
 		}
 		w := action.WatchSpec{URL: sget(m, "url"), Selector: sget(m, "selector"), Method: sget(m, "method")}
-		if _, present := m["selector"]; !present {
-			w.Selector = ""
-		}
+		_, w.SelectorSet = m["selector"] // selector = "" is an error; no selector watches <body>
 		if ig, ok := m["ignore"].([]any); ok {
 			for _, x := range ig {
 				s, _ := x.(string)

@@ -14,6 +14,7 @@ import (
 	"github.com/routinely/routinely/app/paths"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
+	"github.com/routinely/routinely/scheduler/action"
 )
 
 // DrainTimeout bounds how long Serve waits, after ctx ends, for in-flight runs to finish before
@@ -39,6 +40,7 @@ func Serve(ctx context.Context, h *ownership.Handle, p paths.Paths, n scheduler.
 	defer j.Close()
 	eng, err := scheduler.NewEngine(scheduler.EngineOptions{
 		ConfigPath: p.Config, Journal: j, Gate: h, Notifier: n, Logger: logger,
+		UserAgent: action.UserAgent(h.Record().Version),
 	})
 	if err != nil {
 		release(h, logger)

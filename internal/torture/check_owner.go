@@ -7,6 +7,8 @@ import (
 	"time"
 )
 
+// checkOneOwner: no two processes' logged ownership intervals overlap (a SIGSTOPped owner's
+// interval runs through its stop, since it still holds the guard).
 func checkOneOwner(iv []Interval, problems []string) *Check {
 	c := &Check{Name: "one owner at a time"}
 	c.Violations = append(c.Violations, problems...)
@@ -22,6 +24,9 @@ func checkOneOwner(iv []Interval, problems []string) *Check {
 	return c
 }
 
+// checkEpochs: epochs strictly increase in acquisition order, every executed run carries an
+// epoch some daemon acquired and started inside that owner's interval, and every side effect
+// carries the epoch of the daemon that ran it (its shell's parent).
 func checkEpochs(ev Evidence, iv []Interval) *Check {
 	c := &Check{Name: "epochs increase, runs fenced"}
 	byEpoch := map[uint64]Interval{}
@@ -83,6 +88,8 @@ func outside(at int64, i Interval) float64 {
 	return float64(at-i.End) / 1e6
 }
 
+// checkAvailability reports the fraction of slots that ran and fails when nobody owned for
+// more than 1 s while a contender was alive and no owner was SIGSTOPped.
 func checkAvailability(ev Evidence, iv []Interval, r *Report) *Check {
 	c := &Check{Name: "availability"}
 	if len(iv) == 0 {

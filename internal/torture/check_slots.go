@@ -8,6 +8,8 @@ import (
 	"time"
 )
 
+// checkSlotsOnce: no (routine, slot) in the shared file twice, none run twice in the journal,
+// and no side effect without a claimed run of the same epoch (claim before side effect).
 func checkSlotsOnce(ev Evidence) *Check {
 	c := &Check{Name: "no slot twice"}
 	c.Violations = append(c.Violations, ev.EffectProblems...)
