@@ -102,7 +102,7 @@ func (e *Engine) armLocked(a *armed) error {
 	j, err := e.sched.NewJob(
 		gocron.CronJob(name, false),
 		gocron.NewTask(e.fire, name),
-		gocron.WithCronImplementation(cronAdapter{a.sched}),
+		gocron.WithCronImplementation(cronAdapter{s: a.sched, lead: claimLead}),
 		gocron.WithName(name),
 		// Our slot computation already runs non-existent wall times at the transition; this
 		// keeps gocron from moving them anywhere else (its default runs 02:30 at 01:30).

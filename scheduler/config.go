@@ -10,13 +10,16 @@ import (
 	"github.com/pelletier/go-toml/v2"
 )
 
-// LoadConfig reads and validates path (routines.toml). A file that cannot be read or does not
-// parse returns an error wrapping ErrConfig whose text starts with "FILE:LINE:COL:" (line and
-// column 0 when unreadable). Otherwise it returns every valid routine in file order; invalid
+// LoadConfig reads and validates path (routines.toml). A file that cannot be read (missing, a
+// directory) or does not parse returns a *ConfigError wrapping ErrConfig whose text starts with
+// "FILE:LINE:COL:" ("FILE:" alone when unreadable). Otherwise it returns every valid routine in file order; invalid
 // routines are left out and reported in Problems (validation never stops at the first finding).
 // A file that is group/world-writable or owned by another user disables run/shell routines
 // (issue 4: it would let others run commands as you).
 func LoadConfig(path string) (*Config, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, &ConfigError{Problem: Problem{File: path, Message: "is a directory, not a routines file"}, Err: errIsDir}
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &ConfigError{Problem: Problem{File: path, Message: "cannot read: " + err.Error()}, Err: err}
@@ -87,7 +90,8 @@ func parseConfig(file string, data []byte) (*Config, error) {
 }
 
 // ConfigError is a routines.toml that cannot be used as a whole (unreadable or not TOML). Its
-// text is "FILE:LINE:COL: message" and it wraps ErrConfig.
+// text is "FILE:LINE:COL: message" ("FILE: message" when unreadable) and it wraps ErrConfig and
+// the read or parse error.
 type ConfigError struct {
 	Problem Problem
 	Err     error // the read or parse error

@@ -186,3 +186,22 @@ func TestLoadConfigRefusesCommandsFromWritableFile(t *testing.T) {
 		t.Fatalf("problems: %v", cfg.Problems)
 	}
 }
+
+func TestDescribeEvery(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		time.Minute: "every 1m", 30 * time.Second: "every 30s", 90 * time.Minute: "every 1h30m",
+		time.Hour: "every 1h", 36*time.Hour + time.Second: "every 36h0m1s", 1500 * time.Millisecond: "every 1.5s",
+	} {
+		if got := (&Routine{Kind: KindEvery, Every: d}).Describe(); got != want {
+			t.Errorf("Describe(every %v) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+func TestLoadConfigOnDirectory(t *testing.T) {
+	dir := t.TempDir()
+	_, err := LoadConfig(dir)
+	if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "is a directory") || strings.Contains(err.Error(), ":0:0") {
+		t.Fatalf("LoadConfig(dir) = %v", err)
+	}
+}

@@ -1,10 +1,15 @@
 package scheduler
 
 import (
+	"context"
 	"errors"
+	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/routinely/routinely/scheduler/action"
 )
 
 var berlin, _ = time.LoadLocation("Europe/Berlin")
@@ -150,5 +155,132 @@ func TestClaimFencingAndUniqueness(t *testing.T) {
 	}
 	if e, _ := j2.MaxEpoch(); e != 2 {
 		t.Fatalf("max epoch %d", e)
+	}
+}
+
+// Engine.Routines (the UI and CLI poll it) runs while config reloads re-arm routines and runs
+// start: neither may touch a routine another goroutine reads without the engine's lock (-race).
+func TestRoutinesWhileReloadingAndRunningIsRaceFree(t *testing.T) {
+	start := time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)
+	h := newHarness(t, "[[routine]]\nname = \"a\"\nevery = \"1m\"\nrun = [\"/bin/true\"]\n\n[[routine]]\nname = \"b\"\nevery = \"1m\"\nrun = [\"/bin/true\"]\n", start)
+	h.start()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				_ = h.e.Routines()
+				h.e.Reload()
+			}
+		}()
+	}
+	for range 5 {
+		h.stepMinute()
+	}
+	close(stop)
+	wg.Wait()
+	h.settle()
+	if n := countOutcome(runsOf(t, h.j, "a"), OutcomeSuccess); n != 5 {
+		t.Fatalf("a ran %d times, want 5", n)
+	}
+}
+
+// A timer that fires a little before its slot by the wall clock (NTP stepped the clock back,
+// a coarse timer) still runs that slot, at its instant, instead of dropping it as already
+// handled and recording it missed at the next slot.
+func TestTimerFiringEarlyRunsItsSlot(t *testing.T) {
+	start := time.Date(2026, 6, 1, 8, 0, 0, 0, berlin)
+	h := newHarness(t, "[[routine]]\nname = \"daily\"\nat = [\"09:00\"]\ntimezone = \"Europe/Berlin\"\nrun = [\"/bin/true\"]\n", start)
+	h.start()
+	h.settle()
+	h.clock.Advance(time.Hour - 100*time.Millisecond) // 08:59:59.900, before the timer
+	h.settle()
+	// The routine's only timer is one that fires 100 ms early by the wall clock.
+	h.e.mu.Lock()
+	h.e.disarmLocked(h.e.routines["daily"])
+	h.e.mu.Unlock()
+	done := make(chan struct{})
+	go func() { h.e.fire("daily"); close(done) }()
+	eventually(t, "the early timer to wait for its slot or return", func() bool {
+		select {
+		case <-done:
+			return true
+		default:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		return h.clock.BlockUntilContext(ctx, 1) == nil
+	})
+	h.clock.Advance(100 * time.Millisecond) // 09:00
+	<-done
+	eventually(t, "the 09:00 run", func() bool { return len(h.act.runs()) == 1 })
+	runs := runsOf(t, h.j, "daily")
+	if len(runs) != 1 || runs[0].Outcome != OutcomeSuccess || !runs[0].Slot.Equal(start.Add(time.Hour)) ||
+		runs[0].Trigger != TriggerSchedule || runs[0].Started.Before(runs[0].Slot) {
+		t.Fatalf("runs: %+v", runs)
+	}
+}
+
+// A paused routine shows no next run: its slots will be recorded skipped, not run.
+func TestPausedRoutineShowsNoNext(t *testing.T) {
+	start := time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)
+	h := newHarness(t, "[[routine]]\nname = \"a\"\nevery = \"1m\"\nrun = [\"/bin/true\"]\n\n[[routine]]\nname = \"b\"\nevery = \"1m\"\npaused = true\nrun = [\"/bin/true\"]\n", start)
+	h.start()
+	if err := h.j.SetPaused("a", "holiday", nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range h.e.Routines() {
+		if !st.Paused || st.Next != nil {
+			t.Fatalf("paused routine %s: paused %v next %v", st.Name, st.Paused, st.Next)
+		}
+	}
+	if err := h.j.Resume("a"); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range h.e.Routines() {
+		if st.Name == "a" && (st.Paused || st.Next == nil || !st.Next.Equal(start.Add(time.Minute))) {
+			t.Fatalf("resumed routine: %+v", st)
+		}
+	}
+}
+
+// The daemon says something per run: one info line for each finished run, a warning for a
+// failed one.
+func TestEachRunLogsOneLine(t *testing.T) {
+	start := time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)
+	h := newHarness(t, "[[routine]]\nname = \"flaky\"\nevery = \"1m\"\nauto_pause_after = 0\nrun = [\"/bin/true\"]\n", start)
+	h.act.result = func(n int) action.Result {
+		if n == 2 {
+			return action.Result{Outcome: OutcomeFailed, Attempts: 1, Summary: "exit 1"}
+		}
+		return action.Result{Outcome: OutcomeSuccess, Attempts: 1}
+	}
+	var buf syncBuffer
+	h.logger = slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	h.start()
+	h.stepMinute()
+	h.stepMinute()
+	eventually(t, "two runs", func() bool { return len(runsOf(t, h.j, "flaky")) == 2 })
+	var info, warn []string
+	for _, line := range strings.Split(buf.String(), "\n") {
+		if !strings.Contains(line, "routine=flaky") {
+			continue
+		}
+		switch {
+		case strings.Contains(line, "level=INFO") && strings.Contains(line, "outcome=success"):
+			info = append(info, line)
+		case strings.Contains(line, "level=WARN") && strings.Contains(line, "outcome=failed"):
+			warn = append(warn, line)
+		}
+	}
+	if len(info) != 1 || len(warn) != 1 || !strings.Contains(info[0], "slot=2026-06-01T08:01:00Z") || !strings.Contains(info[0], "duration=") {
+		t.Fatalf("run log lines:\n%s", buf.String())
 	}
 }

@@ -14,6 +14,8 @@ var (
 	ErrUnknownRoutine = errors.New("no such routine")
 	// ErrNoRun: no run with that id in the journal.
 	ErrNoRun = errors.New("no such run")
+	// ErrReadOnly: a write through a journal opened with OpenJournalReadOnly.
+	ErrReadOnly = errors.New("journal opened read-only")
 )
 
 // Internal sentinels: causes and conditions that never leave the package unwrapped.
@@ -23,4 +25,5 @@ var (
 	errReplaced      = errors.New("replaced by a newer slot (overlap = replace)") // cancel cause
 	errRunTimeout    = errors.New("routine timeout reached")                      // cancel cause
 	errJournalClosed = errors.New("journal closed")
+	errIsDir         = errors.New("is a directory")
 )

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -116,7 +117,22 @@ type harness struct {
 	e     *Engine
 	wake  *fakeWallMono
 	notes *recordingNotifier
+	// logger, when set before start, receives the engine's log (default: discarded).
+	logger *slog.Logger
 }
+
+// syncBuffer is a bytes.Buffer safe for a logger and a test reading it at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+func (b *syncBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return b.b.String() }
 
 // recordingNotifier keeps every notification.
 type recordingNotifier struct {
@@ -158,8 +174,12 @@ func newHarness(t testing.TB, body string, start time.Time) *harness {
 func (h *harness) start() *Engine {
 	h.t.Helper()
 	h.wake = newFakeWallMono(h.clock.Now())
+	logger := h.logger
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
 	e, err := NewEngine(EngineOptions{ConfigPath: h.cfg, Journal: h.j, Gate: h.gate, Clock: h.clock,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), WakeClock: h.wake, Notifier: h.notes})
+		Logger: logger, WakeClock: h.wake, Notifier: h.notes})
 	if err != nil {
 		h.t.Fatal(err)
 	}

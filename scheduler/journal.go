@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,6 +21,8 @@ type Journal struct {
 	db    *sql.DB
 	path  string
 	epoch atomic.Uint64 // the writer's epoch set by Acquire; 0 = read-only use
+	// readOnly: opened by OpenJournalReadOnly; no writer goroutine, every write fails.
+	readOnly bool
 
 	pruneMu sync.Mutex
 	pruning map[string]bool
@@ -33,9 +36,10 @@ type Journal struct {
 	closeOnce  sync.Once
 }
 
-// OpenJournal opens (creating and migrating) the journal at path. The database uses WAL mode,
-// a 5 s busy timeout and synchronous=FULL so a recorded claim survives a crash of the owner.
-// Errors: the open, pragma or migration error, wrapped.
+// OpenJournal opens (creating and migrating) the journal at path for the owner and for
+// processes that leave requests for it (run now, pause). The database uses WAL mode, a 5 s busy
+// timeout and synchronous=FULL so a recorded claim survives a crash of the owner. Errors: the
+// open, pragma or migration error, wrapped.
 func OpenJournal(path string) (*Journal, error) {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(5000)")
@@ -46,15 +50,61 @@ func OpenJournal(path string) (*Journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open journal %s: %w", path, err)
 	}
-	j := &Journal{db: db, path: path, pruning: map[string]bool{}, pruned: map[string]time.Time{}, writes: make(chan writeReq), claimQueue: make(chan claimReq, maxBatch),
-		closed: make(chan struct{}), writerDone: make(chan struct{})}
 	db.SetMaxIdleConns(8) // keep connections: each new one re-runs the pragmas
+	j := newJournal(db, path)
 	if err := j.migrate(); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("open journal %s: %w", path, err)
 	}
 	go j.writer()
 	return j, nil
+}
+
+// OpenJournalReadOnly opens an existing journal for observers (status, routines, history, the
+// app in standby). It creates, migrates and writes nothing: every write through it fails with
+// an error wrapping ErrReadOnly. Errors: an error wrapping os.ErrNotExist when path does not
+// exist or holds no journal yet (nothing has owned this profile); one naming the version when
+// the schema is newer than this program; the open error, wrapped.
+func OpenJournalReadOnly(path string) (*Journal, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("open journal %s read-only: %w", path, err)
+	}
+	if fi.IsDir() {
+		return nil, fmt.Errorf("open journal %s read-only: is a directory", path)
+	}
+	q := url.Values{}
+	q.Add("mode", "ro") // SQLite itself refuses to create the file
+	q.Add("_pragma", "busy_timeout(5000)")
+	q.Add("_pragma", "query_only(1)")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("open journal %s read-only: %w", path, err)
+	}
+	db.SetMaxIdleConns(4)
+	var version int
+	if err := db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("open journal %s read-only: %w", path, err)
+	}
+	switch {
+	case version == 0:
+		_ = db.Close()
+		return nil, fmt.Errorf("open journal %s read-only: no journal yet (empty file): %w", path, os.ErrNotExist)
+	case version > len(migrations):
+		_ = db.Close()
+		return nil, fmt.Errorf("open journal %s read-only: schema version %d is newer than this program (%d)", path, version, len(migrations))
+	}
+	j := newJournal(db, path)
+	j.readOnly = true
+	close(j.writerDone) // no writer goroutine
+	return j, nil
+}
+
+func newJournal(db *sql.DB, path string) *Journal {
+	return &Journal{db: db, path: path, pruning: map[string]bool{}, pruned: map[string]time.Time{},
+		writes: make(chan writeReq), claimQueue: make(chan claimReq, maxBatch),
+		closed: make(chan struct{}), writerDone: make(chan struct{})}
 }
 
 // Close stops the claim writer, waits for background pruning and closes the database. Calls

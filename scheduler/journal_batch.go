@@ -33,6 +33,9 @@ func (j *Journal) write1(fn func(tx *sql.Tx) error) error {
 }
 
 func (j *Journal) enqueue(req writeReq) error {
+	if j.readOnly {
+		return ErrReadOnly
+	}
 	select {
 	case j.writes <- req:
 	case <-j.closed:

@@ -37,6 +37,9 @@ func (j *Journal) Claim(c claim) (int64, error) {
 	if c.Key == "" {
 		c.Key = slotKey(c.Slot)
 	}
+	if j.readOnly {
+		return 0, fmt.Errorf("claim %s %s: %w", c.Routine, c.Key, ErrReadOnly)
+	}
 	if epoch == 0 {
 		return 0, fmt.Errorf("claim %s %s: %w", c.Routine, c.Key, ErrFenced)
 	}

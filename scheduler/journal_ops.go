@@ -197,9 +197,26 @@ func (j *Journal) arm(every map[string]time.Duration, now time.Time) (map[string
 	return out, nil
 }
 
-// ApplyAnchors sets the persisted `every` grid anchors on cfg's routines (read-only), so Preview
-// and States show the slots the owner has armed. Errors: the query error, wrapped.
+// ApplyAnchors sets the persisted `every` grid anchors on cfg's routines, so Preview shows the
+// slots the owner has armed. It modifies cfg: use it on a Config of your own. Errors: the query
+// error, wrapped.
 func (j *Journal) ApplyAnchors(cfg *Config) error {
+	anchors, err := j.anchors(cfg)
+	if err != nil {
+		return err
+	}
+	for _, r := range cfg.Routines {
+		if a, ok := anchors[r.Name]; ok {
+			r.Anchor = a
+		}
+	}
+	return nil
+}
+
+// anchors returns the persisted grid anchor of each `every` routine of cfg whose interval is
+// still the one armed. Errors: the query error, wrapped.
+func (j *Journal) anchors(cfg *Config) (map[string]time.Time, error) {
+	out := map[string]time.Time{}
 	for _, r := range cfg.Routines {
 		if r.Kind != KindEvery {
 			continue
@@ -210,11 +227,11 @@ func (j *Journal) ApplyAnchors(cfg *Config) error {
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("anchors: %w", err)
+			return nil, fmt.Errorf("anchors: %w", err)
 		}
 		if time.Duration(every) == r.Every && anc != 0 {
-			r.Anchor = time.Unix(0, anc)
+			out[r.Name] = time.Unix(0, anc)
 		}
 	}
-	return nil
+	return out, nil
 }

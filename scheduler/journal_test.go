@@ -3,7 +3,9 @@ package scheduler
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -155,5 +157,66 @@ func TestClaimBatchDecidesEachClaim(t *testing.T) {
 		if r := <-req.resp; !errors.Is(r.err, ErrFenced) {
 			t.Errorf("fenced claim %d: %v, want ErrFenced", i, r.err)
 		}
+	}
+}
+
+// Observers open the journal read-only: an absent journal is a clear error wrapping
+// os.ErrNotExist and leaves no file behind; a present one reads while the owner writes, and
+// refuses writes.
+func TestOpenJournalReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "journal.db")
+	if _, err := OpenJournalReadOnly(path); !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), path) {
+		t.Fatalf("absent journal: %v, want an error naming it and wrapping os.ErrNotExist", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("read-only open of an absent journal created %v", ents)
+	}
+	w, err := OpenJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.Acquire(1, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	r, err := OpenJournalReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for i := range 20 {
+		if _, err := w.Claim(claim{Routine: "a", Slot: time.Unix(int64(100+i), 0), Trigger: TriggerSchedule, Outcome: OutcomeSuccess}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.History("a", 0); err != nil {
+			t.Fatalf("read beside the owner: %v", err)
+		}
+	}
+	if h, _ := r.History("a", 0); len(h) != 20 {
+		t.Fatalf("read-only history: %d runs", len(h))
+	}
+	if _, err := r.RequestRun("a"); err == nil {
+		t.Fatal("a read-only journal accepted a write")
+	}
+}
+
+// A journal whose owner has gone (WAL files checkpointed away) still opens read-only.
+func TestOpenJournalReadOnlyAfterOwnerClosed(t *testing.T) {
+	j := acquiredJournal(t)
+	if _, err := j.Claim(claim{Routine: "a", Slot: time.Unix(100, 0), Trigger: TriggerSchedule, Outcome: OutcomeSuccess}); err != nil {
+		t.Fatal(err)
+	}
+	_ = j.Close()
+	r, err := OpenJournalReadOnly(j.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if h, err := r.History("", 0); err != nil || len(h) != 1 {
+		t.Fatalf("history %v %v", h, err)
+	}
+	if err := r.SetPaused("a", "", nil); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("write through a read-only journal: %v, want ErrReadOnly", err)
 	}
 }

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -184,5 +185,35 @@ run = ["/bin/false"]
 	notes := h.notes.all()
 	if len(notes) != 2 {
 		t.Fatalf("notifications: %q, want one failure and one recovery", notes)
+	}
+}
+
+// overlap = "queue": a slot still waiting when the owner stops is recorded, not dropped. (A
+// later slot was recorded skipped, so the next owner's catch-up, which starts after the latest
+// recorded slot, would never see it.)
+func TestQueuedSlotRecordedWhenStopping(t *testing.T) {
+	h := overlapHarness(t, OverlapQueue)
+	h.stepMinute()
+	h.act.waitStarted(t)
+	h.stepMinute() // 08:02 queued
+	h.stepMinute() // 08:03 skipped: one is pending already
+	eventually(t, "skip recorded", func() bool { return countOutcome(runsOf(t, h.j, "slow"), OutcomeSkipped) == 1 })
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_ = h.e.Stop(ctx) // the running 08:01 is cut short
+	h.e = nil
+	runs := runsOf(t, h.j, "slow")
+	slots := map[time.Time]string{}
+	for _, r := range runs {
+		slots[r.Slot.UTC()] = r.Outcome
+	}
+	base := time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)
+	for m := 1; m <= 3; m++ {
+		if _, ok := slots[base.Add(time.Duration(m)*time.Minute)]; !ok {
+			t.Fatalf("slot 08:0%d has no record: %+v", m, runs)
+		}
+	}
+	if len(h.act.runs()) != 1 {
+		t.Fatalf("ran %d times, want 1", len(h.act.runs()))
 	}
 }

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -74,7 +75,7 @@ func (r *Routine) slots(anchor time.Time) schedule {
 func (r *Routine) Describe() string {
 	switch r.Kind {
 	case KindEvery:
-		return "every " + r.Every.String()
+		return "every " + shortDuration(r.Every)
 	case KindCron:
 		return "cron " + r.Cron
 	default:
@@ -97,8 +98,24 @@ func (r *Routine) Describe() string {
 	}
 }
 
-// String formats a problem as "file:line:col: message".
+// shortDuration is d as Go prints it without zero trailing units: "1m", "30s", "1h30m", "1h".
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
+}
+
+// String formats a problem as "file:line:col: message", or "file: message" when it has no
+// position (a file that cannot be read).
 func (p Problem) String() string {
+	if p.Line == 0 {
+		return fmt.Sprintf("%s: %s", p.File, p.Message)
+	}
 	return fmt.Sprintf("%s:%d:%d: %s", p.File, p.Line, p.Col, p.Message)
 }
 

@@ -102,10 +102,34 @@ func slotsBetween(s schedule, from, to time.Time, limit int) (slots []time.Time,
 }
 
 // cronAdapter lets gocron arm a routine with our slot computation (gocron.WithCronImplementation).
-type cronAdapter struct{ s schedule }
+// Timers fire lead before each slot (claimLead: the claim is written during the lead; fire maps
+// the early timer to its slot and the run starts at the slot).
+type cronAdapter struct {
+	s    schedule
+	lead time.Duration
+}
 
 func (a cronAdapter) IsValid(string, *time.Location, time.Time) error { return nil }
-func (a cronAdapter) Next(last time.Time) time.Time                   { return a.s.next(last) }
+
+// Next returns when the timer after t fires. gocron passes the previous fire time (slot - lead)
+// when it re-arms, and now when it arms a new job.
+func (a cronAdapter) Next(t time.Time) time.Time {
+	slot := a.s.next(t)
+	if slot.IsZero() {
+		return slot
+	}
+	switch at := slot.Add(-a.lead); {
+	case at.After(t):
+		return at
+	case at.Equal(t): // t is this slot's own fire time: the timer after it is the next slot's
+		if slot = a.s.next(slot); slot.IsZero() {
+			return slot
+		}
+		return slot.Add(-a.lead)
+	default: // armed within the lead of a slot: fire at the slot itself rather than skip it
+		return slot
+	}
+}
 
 // toCivil returns t's wall-clock fields as a UTC time (a civil time without DST).
 func toCivil(t time.Time) time.Time {

@@ -7,13 +7,16 @@ import (
 
 // States returns what observers show for each routine of cfg at now, from the journal alone
 // (used by `routinely status`/`routines` and the app in standby): schedule in words, next slot
-// (from the persisted anchor, as the owner armed it), last run, pause and running flags, and one
-// entry per disabled routine with its validation message. Errors: journal query errors, wrapped.
+// (from the persisted anchor, as the owner armed it; none while paused until resumed, the first
+// slot at or after the pause's end when it has one), last run, pause and running flags, and one
+// entry per disabled routine with its validation message. cfg is not modified (the engine's
+// live set is passed here while runs read it). Errors: journal query errors, wrapped.
 func States(cfg *Config, j *Journal, now time.Time) ([]RoutineState, error) {
 	if cfg == nil {
 		return nil, nil
 	}
-	if err := j.ApplyAnchors(cfg); err != nil {
+	anchors, err := j.anchors(cfg)
+	if err != nil {
 		return nil, err
 	}
 	pauses, err := j.pauses(now)
@@ -22,6 +25,11 @@ func States(cfg *Config, j *Journal, now time.Time) ([]RoutineState, error) {
 	}
 	out := make([]RoutineState, 0, len(cfg.Routines))
 	for _, r := range cfg.Routines {
+		if a, ok := anchors[r.Name]; ok {
+			withAnchor := *r // a copy: cfg's routine may be in use by a running engine
+			withAnchor.Anchor = a
+			r = &withAnchor
+		}
 		st, err := routineState(r, j, pauses, now)
 		if err != nil {
 			return nil, err
@@ -34,8 +42,27 @@ func States(cfg *Config, j *Journal, now time.Time) ([]RoutineState, error) {
 // routineState is one valid routine's state from the journal.
 func routineState(r *Routine, j *Journal, pauses map[string]pause, now time.Time) (RoutineState, error) {
 	st := RoutineState{Name: r.Name, Schedule: r.Describe(), Action: r.Action, Timezone: r.Timezone}
-	if next, _ := Preview(r, now, 1); len(next) == 1 {
-		st.Next = &next[0]
+	p, ok := pauses[r.Name]
+	if !ok {
+		p = pauses[""]
+	}
+	st.Paused, st.PauseNote, st.PauseUntil = p.Paused || r.Paused, p.Note, p.Until
+	if r.Paused && !p.Paused {
+		st.PauseNote = "paused = true in routines.toml"
+	}
+	// A paused routine's slots are recorded skipped, not run: its next run is the first slot
+	// once the pause ends, and none while it lasts until resumed.
+	from := now
+	switch {
+	case r.Paused || (p.Paused && p.Until == nil):
+		from = time.Time{}
+	case p.Paused && p.Until.After(now):
+		from = p.Until.Add(-time.Nanosecond) // a slot at the pause's end runs
+	}
+	if !from.IsZero() {
+		if next, _ := Preview(r, from, 1); len(next) == 1 {
+			st.Next = &next[0]
+		}
 	}
 	runs, err := j.History(r.Name, 1)
 	if err != nil {
@@ -44,14 +71,6 @@ func routineState(r *Routine, j *Journal, pauses map[string]pause, now time.Time
 	if len(runs) == 1 {
 		st.Last = &runs[0]
 		st.Running = runs[0].Outcome == OutcomeRunning
-	}
-	p, ok := pauses[r.Name]
-	if !ok {
-		p = pauses[""]
-	}
-	st.Paused, st.PauseNote, st.PauseUntil = p.Paused || r.Paused, p.Note, p.Until
-	if r.Paused && !p.Paused {
-		st.PauseNote = "paused = true in routines.toml"
 	}
 	return st, nil
 }

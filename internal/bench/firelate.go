@@ -3,7 +3,6 @@
 package main
 
 import (
-	"database/sql"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/go-co-op/gocron/v2"
-	_ "modernc.org/sqlite" // to read the daemon's journal
 )
 
 // FireLateness runs the real daemon with 100 routines every second for window and reads each
@@ -64,30 +62,6 @@ func FireLateness(bin, root string, window time.Duration) Figure {
 	}
 	f.Baseline = &base
 	return f
-}
-
-// journalLateness returns late_by (ms) of every scheduled run with a slot in [from, to].
-func journalLateness(path string, from, to time.Time) ([]float64, error) {
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(5000)")
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
-	rows, err := db.Query(`SELECT late_by FROM runs WHERE trigger = 'schedule' AND started IS NOT NULL AND slot BETWEEN ? AND ?`,
-		from.UnixNano(), to.UnixNano())
-	if err != nil {
-		return nil, fmt.Errorf("journal: %w", err)
-	}
-	defer rows.Close()
-	var ms []float64
-	for rows.Next() {
-		var ns int64
-		if err := rows.Scan(&ns); err != nil {
-			return nil, err
-		}
-		ms = append(ms, float64(ns)/1e6)
-	}
-	return ms, rows.Err()
 }
 
 // gocronLateness schedules 100 jobs on every whole second with bare gocron for window; each

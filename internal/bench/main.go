@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"time"
 )
 
@@ -18,8 +19,14 @@ func main() {
 	bin := flag.String("bin", "./build/routinely-nogui", "the routinely binary to measure")
 	quick := flag.Bool("quick", false, "fewer trials and shorter windows (for development)")
 	readme := flag.String("readme", "", "also write the table into this README between "+markStart+" and "+markEnd)
+	only := flag.String("only", "", "run only the steps whose name matches this regexp (recovery, takeover, lateness, lateness-engine, claims, load-arm, heartbeat, idle, status, run-now)")
 	skipGo := flag.Bool("skip-go-bench", false, "leave out the figures that come from the packages' Go benchmarks")
 	flag.Parse()
+	pick, err := regexp.Compile(*only)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench: -only:", err)
+		os.Exit(2)
+	}
 	if abs, err := filepath.Abs(*bin); err == nil {
 		*bin = abs
 	}
@@ -34,28 +41,35 @@ func main() {
 	}
 	defer os.RemoveAll(root)
 
-	trials, statusRuns, idle, lateWindow := 50, 30, 60*time.Second, 60*time.Second
+	trials, statusRuns, runNowTrials, idle, lateWindow := 50, 30, 20, 60*time.Second, 60*time.Second
 	if *quick {
-		trials, statusRuns, idle, lateWindow = 8, 10, 10*time.Second, 10*time.Second
+		trials, statusRuns, runNowTrials, idle, lateWindow = 8, 10, 4, 10*time.Second, 10*time.Second
+	}
+	// Each step measures one or two figures; -only picks steps by name (for development).
+	steps := []struct {
+		name    string
+		goBench bool
+		run     func() []Figure
+	}{
+		{"recovery", false, func() []Figure { return []Figure{Recovery(*bin, root, trials)} }},
+		{"takeover", false, func() []Figure { return []Figure{Takeover(*bin, root, min(trials, 30))} }},
+		{"lateness", false, func() []Figure { return []Figure{FireLateness(*bin, root, lateWindow)} }},
+		{"lateness-engine", true, func() []Figure { return []Figure{FireLatenessInProcess(lateWindow)} }},
+		{"claims", true, func() []Figure { return []Figure{JournalClaims(*quick)} }},
+		{"load-arm", true, func() []Figure { t, m := LoadArm(*quick); return []Figure{t, m} }},
+		{"heartbeat", true, func() []Figure { return []Figure{Heartbeat()} }},
+		{"idle", false, func() []Figure { r, c := Idle(*bin, root, idle); return []Figure{r, c} }},
+		{"status", false, func() []Figure { return []Figure{StatusLatency(*bin, root, statusRuns)} }},
+		{"run-now", false, func() []Figure { return []Figure{RunNow(*bin, root, runNowTrials)} }},
 	}
 	var figs []Figure
-	add := func(f ...Figure) {
-		for _, x := range f {
-			fmt.Fprintf(os.Stderr, "bench: %s done\n", x.Name)
+	for _, st := range steps {
+		if (st.goBench && *skipGo) || !pick.MatchString(st.name) {
+			continue
 		}
-		figs = append(figs, f...)
+		fmt.Fprintf(os.Stderr, "bench: %s…\n", st.name)
+		figs = append(figs, st.run()...)
 	}
-	add(Recovery(*bin, root, trials))
-	add(Takeover(*bin, root, min(trials, 30)))
-	add(FireLateness(*bin, root, lateWindow))
-	if !*skipGo {
-		add(FireLatenessInProcess(lateWindow))
-		add(JournalClaims(*quick))
-		add(LoadArm(*quick))
-		add(Heartbeat())
-	}
-	add(Idle(*bin, root, idle))
-	add(StatusLatency(*bin, root, statusRuns))
 
 	var table bytes.Buffer
 	Render(&table, figs, *quick)

@@ -77,6 +77,7 @@ func New(opts Options) *Session {
 // Run owns the routines whenever it can and observes otherwise, until ctx ends; then it stops
 // the scheduler, waits for in-flight runs and releases ownership before returning.
 func (s *Session) Run(ctx context.Context) error {
+	defer s.logger.Info("desktop session stopped")
 	defer s.obs.close()
 	refreshDone := make(chan struct{})
 	go func() { defer close(refreshDone); s.refreshLoop(ctx) }()

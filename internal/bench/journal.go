@@ -1,0 +1,63 @@
+//go:build linux
+
+package main
+
+// Every assumption the benchmarks make about journal.db's schema (scheduler/journal_schema.go)
+// lives in this file.
+
+import (
+	"database/sql"
+	"fmt"
+	"time"
+
+	_ "modernc.org/sqlite" // the journal's own driver
+)
+
+// journalLateness returns late_by (ms) of every scheduled run with a slot in [from, to].
+func journalLateness(path string, from, to time.Time) ([]float64, error) {
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(5000)")
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT late_by FROM runs WHERE trigger = 'schedule' AND started IS NOT NULL AND slot BETWEEN ? AND ?`,
+		from.UnixNano(), to.UnixNano())
+	if err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	defer rows.Close()
+	var ms []float64
+	for rows.Next() {
+		var ns int64
+		if err := rows.Scan(&ns); err != nil {
+			return nil, err
+		}
+		ms = append(ms, float64(ns)/1e6)
+	}
+	return ms, rows.Err()
+}
+
+// seedHistory adds n finished runs, spread over routines and over the n seconds before now,
+// to an existing journal (the daemon that created it must have exited).
+func seedHistory(path string, routines []string, n int) error {
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	tx, err := db.Begin()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	now := time.Now().Truncate(time.Second)
+	for i := 0; i < n; i++ {
+		slot := now.Add(-time.Duration(n-i) * time.Second)
+		if _, err := tx.Exec(`INSERT INTO runs (routine, slot_key, slot, trigger, epoch, outcome, started, finished, exit_code, attempts)
+			VALUES (?, ?, ?, 'schedule', 1, 'success', ?, ?, 0, 1)`, routines[i%len(routines)], slot.UTC().Format(time.RFC3339Nano),
+			slot.UnixNano(), slot.UnixNano(), slot.Add(5*time.Millisecond).UnixNano()); err != nil {
+			return fmt.Errorf("seed history: %w", err)
+		}
+	}
+	return tx.Commit()
+}
