@@ -48,18 +48,19 @@ daemon: build-nogui $(EXAMPLE_FILES) ## start the headless daemon on the example
 test: lint test-unit test-gui ## the whole suite: vet, unit + multi-process tests with -race, desktop checks
 	@echo "make test: all passed"
 
-test-unit: ## unit and multi-process tests with -race (includes a 30 s chaos run)
-	$(GO) test -race -count=1 -timeout 20m ./...
-	ROUTINELY_TORTURE_DURATION=30s $(GO) test -count=1 -timeout 10m -run Torture ./internal/torture/
+test-unit: ## unit and multi-process tests with -race, then a 30 s chaos run
+	$(GO) test -race -count=1 -timeout 20m -skip '^TestTorture$$' ./...
+	$(MAKE) torture TORTURE_DURATION=30s
 
 test-gui: build ## the desktop app under Xvfb + D-Bus (tray, takeover prompt, screenshot)
 	xvfb-run -a -s "-screen 0 1024x768x24 -nolisten tcp" dbus-run-session -- bash app/desktop/testdata/gui-test.sh ./$(BIN) build/gui-test
 
 bench: build-nogui ## benchmarks; prints the README performance table
-	$(GO) run ./internal/bench -bin ./$(BIN_NOGUI)
+	$(GO) run ./internal/bench -bin ./$(BIN_NOGUI) -readme README.md
 
 torture: build-nogui ## chaos test against the real binary (TORTURE_DURATION=120s)
-	ROUTINELY_TORTURE_DURATION=$(TORTURE_DURATION) $(GO) test -count=1 -timeout 30m -v -run Torture ./internal/torture/
+	ROUTINELY_BIN=$(CURDIR)/$(BIN_NOGUI) ROUTINELY_TORTURE_DURATION=$(TORTURE_DURATION) \
+		$(GO) test -count=1 -timeout 30m -v -run '^TestTorture$$' ./internal/torture/
 
 lint: ## gofmt, go vet (default, nogui, darwin, windows), staticcheck if installed
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }

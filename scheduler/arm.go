@@ -99,10 +99,9 @@ func (e *Engine) apply(cfg *Config) error {
 func (e *Engine) armLocked(a *armed) error {
 	e.disarmLocked(a)
 	name := a.r.Name
-	j, err := e.sched.NewJob(
-		gocron.CronJob(name, false),
-		gocron.NewTask(e.fire, name),
-		gocron.WithCronImplementation(cronAdapter{s: a.sched, lead: claimLead}),
+	timing := cronAdapter{s: a.sched, lead: claimLead}
+	opts := []gocron.JobOption{
+		gocron.WithCronImplementation(timing),
 		gocron.WithName(name),
 		// Our slot computation already runs non-existent wall times at the transition; this
 		// keeps gocron from moving them anywhere else (its default runs 02:30 at 01:30).
@@ -110,7 +109,11 @@ func (e *Engine) armLocked(a *armed) error {
 		gocron.WithEventListeners(gocron.AfterJobRunsWithPanic(func(_ uuid.UUID, job string, v any) {
 			e.log.Error("scheduler task panicked", "routine", job, "panic", fmt.Sprint(v))
 		})),
-	)
+	}
+	if timing.startsAtOnce(e.clock.Now()) {
+		opts = append(opts, gocron.WithStartAt(gocron.WithStartImmediately()))
+	}
+	j, err := e.sched.NewJob(gocron.CronJob(name, false), gocron.NewTask(e.fire, name), opts...)
 	if err != nil {
 		return fmt.Errorf("arm %s: %w", name, err)
 	}

@@ -130,6 +130,11 @@ func (e *Engine) Start(ctx context.Context) error {
 	e.mu.Lock()
 	e.sched = s
 	e.mu.Unlock()
+	// Pauses first: a timer may fire as soon as its job is armed. gocron runs before the jobs
+	// are added, so each job's first timer is computed when it is armed (startsAtOnce), not
+	// after arming 10,000 routines.
+	e.refreshPauses()
+	s.Start()
 	if err := e.apply(cfg); err != nil {
 		_ = s.Shutdown()
 		e.mu.Lock()
@@ -138,8 +143,6 @@ func (e *Engine) Start(ctx context.Context) error {
 		close(e.bgStop)
 		return fmt.Errorf("start: %w", err)
 	}
-	e.refreshPauses()
-	s.Start()
 	e.catchUpAll("acquired ownership")
 	if w, err := e.openConfigWatch(); err != nil {
 		e.log.Warn("routines.toml changes will not apply until restart", "err", err)

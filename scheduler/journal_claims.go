@@ -94,7 +94,7 @@ func insertClaims(q querier, claims []claimReq, resps []claimResp) error {
 		}
 		rows = append(rows, "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 		args = append(args, c.c.Routine, c.c.Key, c.c.Slot.UnixNano(), c.c.Trigger, c.epoch, c.c.Outcome,
-			c.c.Reason, started, finished, int64(c.c.LateBy), c.c.Trigger == TriggerManual)
+			c.c.Reason, started, finished, int64(c.c.LateBy), bypassesHighWater(c.c))
 		resps[i].err = ErrSlotClaimed // until the insert returns its row
 	}
 	if len(rows) == 0 {
@@ -145,6 +145,16 @@ func insertClaims(q querier, claims []claimReq, resps []claimResp) error {
 	return nil
 }
 
+// bypassesHighWater reports whether c is exempt from the "no slot behind the latest run" rule.
+// That rule exists so a backward clock jump never re-fires a slot; a manual run has its own key,
+// and a skipped or missed row starts nothing, so recording one late is always safe — and needed:
+// catch-up writes its missed rows while the first timer of the new owner may already have
+// claimed a later slot, and refusing them would drop those slots from the journal silently
+// (found by the chaos test, issue 8 "no silent loss").
+func bypassesHighWater(c claim) bool {
+	return c.Trigger == TriggerManual || c.Outcome == OutcomeSkipped || c.Outcome == OutcomeMissed
+}
+
 // querier is a *sql.Tx or a *sql.DB.
 type querier interface {
 	Exec(query string, args ...any) (sql.Result, error)
@@ -169,7 +179,7 @@ func insertClaim(q querier, req claimReq) (int64, error) {
 		finished = started
 	}
 	res, err := q.Exec(claimInsert, c.Routine, c.Key, c.Slot.UnixNano(), c.Trigger, req.epoch, c.Outcome, c.Reason,
-		started, finished, int64(c.LateBy), req.epoch, c.Trigger == TriggerManual, c.Routine, TriggerManual,
+		started, finished, int64(c.LateBy), req.epoch, bypassesHighWater(c), c.Routine, TriggerManual,
 		c.Slot.UnixNano(), OutcomeSkipped, OutcomeMissed)
 	if err != nil {
 		if isUnique(err) {

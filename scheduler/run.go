@@ -44,9 +44,6 @@ func (e *Engine) fire(name string) {
 		return
 	}
 	due := sched.next(last)
-	if name == "r0" {
-		println("fire", now.Format("05.000"), last.Format("05.000"), due.Format("05.000"))
-	}
 	if due.IsZero() {
 		return
 	}
@@ -297,6 +294,9 @@ func (e *Engine) execute(ctx context.Context, r *Routine, ev slotEvent) {
 	if err != nil {
 		e.log.Error("claim slot", "routine", r.Name, "slot", ev.slot, "err", err)
 		return
+	}
+	if d := e.clock.Now().Sub(at); d > 0 && ev.trigger == TriggerSchedule {
+		println("DBGclaimlate", d.String())
 	}
 	var res action.Result
 	if e.waitUntil(ctx, at) { // the claim is durable: the side effects may start

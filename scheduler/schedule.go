@@ -102,8 +102,8 @@ func slotsBetween(s schedule, from, to time.Time, limit int) (slots []time.Time,
 }
 
 // cronAdapter lets gocron arm a routine with our slot computation (gocron.WithCronImplementation).
-// Timers fire lead before each slot (claimLead: the claim is written during the lead; fire maps
-// the early timer to its slot and the run starts at the slot).
+// Its timer fires lead before each slot (claimLead: fire maps the early timer to its slot, the
+// claim is written during the lead and the run starts at the slot).
 type cronAdapter struct {
 	s    schedule
 	lead time.Duration
@@ -111,24 +111,29 @@ type cronAdapter struct {
 
 func (a cronAdapter) IsValid(string, *time.Location, time.Time) error { return nil }
 
-// Next returns when the timer after t fires. gocron passes the previous fire time (slot - lead)
-// when it re-arms, and now when it arms a new job.
+// Next returns the first fire time (slot - lead) strictly after t, in UTC. gocron passes the
+// previous fire time when it re-arms a job. (UTC because gocron takes a next run whose wall
+// clock fields equal the previous one's, to the second, for a DST repeat and skips it: in two
+// zones that can happen by accident.)
 func (a cronAdapter) Next(t time.Time) time.Time {
-	slot := a.s.next(t)
+	slot := a.s.next(t.Add(a.lead))
 	if slot.IsZero() {
 		return slot
 	}
-	switch at := slot.Add(-a.lead); {
-	case at.After(t):
-		return at
-	case at.Equal(t): // t is this slot's own fire time: the timer after it is the next slot's
-		if slot = a.s.next(slot); slot.IsZero() {
-			return slot
-		}
-		return slot.Add(-a.lead)
-	default: // armed within the lead of a slot: fire at the slot itself rather than skip it
-		return slot
+	return slot.Add(-a.lead).UTC()
+}
+
+// startsAtOnce reports whether a job armed at now must fire at once (gocron
+// WithStartImmediately) so that fire handles its first slot: the slot's fire time has passed (it
+// is within the lead) or falls in now's second (gocron would take it for a DST repeat of now and
+// skip it). A job's later fire times are at least a second apart, so that happens only here.
+func (a cronAdapter) startsAtOnce(now time.Time) bool {
+	slot := a.s.next(now)
+	if slot.IsZero() {
+		return false
 	}
+	at := slot.Add(-a.lead)
+	return !at.After(now) || at.Unix() == now.Unix()
 }
 
 // toCivil returns t's wall-clock fields as a UTC time (a civil time without DST).
