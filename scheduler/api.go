@@ -1,7 +1,7 @@
 package scheduler
 
-// CONTRACT FILE: the functions app/cli and app/desktop call. The scheduler implementer fills the
-// bodies in files with one job each and deletes the stubs; signatures change only with callers.
+// CONTRACT FILE: the interfaces and types app/cli, app/core and app/desktop use. Signatures change
+// only together with their callers.
 
 import "time"
 

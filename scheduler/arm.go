@@ -14,7 +14,8 @@ type armed struct {
 	r          *Routine
 	sched      schedule
 	firstArmed time.Time // catch-up never looks before it
-	lastSlot   time.Time // latest scheduled slot handed to dispatch (or the arm time)
+	lastSlot   time.Time // latest slot handled: dispatched or recorded by catch-up (or the arm time)
+	dispatched time.Time // latest scheduled slot handed to dispatch; dispatch drops any not after it
 	job        uuid.UUID
 
 	running *inflight  // the run in progress, if any

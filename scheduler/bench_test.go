@@ -90,19 +90,7 @@ func BenchmarkFireLateness(b *testing.B) {
 		for i := range 100 {
 			fmt.Fprintf(&cfg, "[[routine]]\nname = \"r%d\"\nevery = \"1s\"\nnotify = { title = \"x\" }\n", i)
 		}
-		dir := b.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, "routines.toml"), []byte(cfg.String()), 0o600); err != nil {
-			b.Fatal(err)
-		}
-		j, err := OpenJournal(filepath.Join(dir, "journal.db"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		e, err := NewEngine(EngineOptions{ConfigPath: filepath.Join(dir, "routines.toml"), Journal: j, Gate: newGate(1),
-			Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-		if err != nil {
-			b.Fatal(err)
-		}
+		e, j := benchEngine(b, cfg.String())
 		e.newAction = func(*Routine) (action.Action, error) { return lateAction{&eng}, nil }
 		if err := e.Start(context.Background()); err != nil {
 			b.Fatal(err)
@@ -138,19 +126,7 @@ func BenchmarkLoadAndArm10k(b *testing.B) {
 	}
 	for range b.N {
 		b.StopTimer()
-		dir := b.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, "routines.toml"), []byte(cfg.String()), 0o600); err != nil {
-			b.Fatal(err)
-		}
-		j, err := OpenJournal(filepath.Join(dir, "journal.db"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		e, err := NewEngine(EngineOptions{ConfigPath: filepath.Join(dir, "routines.toml"), Journal: j, Gate: newGate(1),
-			Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-		if err != nil {
-			b.Fatal(err)
-		}
+		e, j := benchEngine(b, cfg.String())
 		b.StartTimer()
 		if err := e.Start(context.Background()); err != nil {
 			b.Fatal(err)
@@ -164,6 +140,26 @@ func BenchmarkLoadAndArm10k(b *testing.B) {
 		_ = j.Close()
 		b.StartTimer()
 	}
+}
+
+// benchEngine is an engine (not started, real clock, epoch 1) over routines.toml = config and
+// a new journal in a temporary directory.
+func benchEngine(b *testing.B, config string) (*Engine, *Journal) {
+	b.Helper()
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "routines.toml"), []byte(config), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	j, err := OpenJournal(filepath.Join(dir, "journal.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	e, err := NewEngine(EngineOptions{ConfigPath: filepath.Join(dir, "routines.toml"), Journal: j, Gate: newGate(1),
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return e, j
 }
 
 // rssMB reads the resident set size (Linux); 0 elsewhere.

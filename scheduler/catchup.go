@@ -26,7 +26,7 @@ func (e *Engine) catchUpAll(why string) {
 }
 
 // catchUp handles routine name's slots that passed without a run: those in
-// (max(last claimed slot, first armed), now]. The latest runs once with trigger catch-up when
+// (max(last claimed slot, first armed, last dispatched slot), now]. The latest runs once with trigger catch-up when
 // catch_up = once and it is within catch_up_window (late-by recorded); otherwise it is recorded
 // missed. Every older one is recorded missed. Issue 4: never silently dropped, never a burst.
 func (e *Engine) catchUp(name string, now time.Time) {
@@ -49,11 +49,16 @@ func (e *Engine) catchUpFrom(name string, now, last time.Time) {
 		e.mu.Unlock()
 		return
 	}
-	r, sched, first := a.r, a.sched, a.firstArmed
+	r, sched, from := a.r, a.sched, a.firstArmed
+	dispatched := a.dispatched
 	e.mu.Unlock()
-	from := first
-	if last.After(from) {
-		from = last
+	// Slots up to the latest claimed one were handled; so were those handed to dispatch whose
+	// claim is not written yet (a jitter wait, the claim lead): recording them missed here would
+	// take their claim.
+	for _, t := range []time.Time{last, dispatched} {
+		if t.After(from) {
+			from = t
+		}
 	}
 	slots, dropped := slotsBetween(sched, from, now, maxMissedRows)
 	if len(slots) == 0 {

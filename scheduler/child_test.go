@@ -22,8 +22,12 @@ import (
 //	owner-block: owns with epoch $ROUTINELY_TEST_EPOCH; every run blocks until the process dies.
 //	owner-fast:  owns; every run succeeds at once. SIGTERM stops it cleanly.
 //	request:     asks the owner to run $ROUTINELY_TEST_ROUTINE now and prints the run id.
+//	reader:      an observer: reads the journal read-only in a loop for 3 s, exits 1 on any error.
 func runChild(role string) int {
 	dir := os.Getenv("ROUTINELY_TEST_DIR")
+	if role == "reader" {
+		return readJournalWhileOwnerWrites(filepath.Join(dir, "journal.db"))
+	}
 	j, err := OpenJournal(filepath.Join(dir, "journal.db"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -96,4 +100,28 @@ func startChild(t *testing.T, role, dir string, env ...string) *exec.Cmd {
 		_ = cmd.Wait()
 	})
 	return cmd
+}
+
+// readJournalWhileOwnerWrites is the reader role: what `routinely status` and `history` do,
+// as fast as it can, beside an owner that writes.
+func readJournalWhileOwnerWrites(path string) int {
+	j, err := OpenJournalReadOnly(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	defer j.Close()
+	reads := 0
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); reads++ {
+		if _, err := j.History("", 50); err != nil {
+			fmt.Fprintln(os.Stderr, "history:", err)
+			return 1
+		}
+		if _, err := j.MaxEpoch(); err != nil {
+			fmt.Fprintln(os.Stderr, "max epoch:", err)
+			return 1
+		}
+	}
+	fmt.Println(reads)
+	return 0
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -40,6 +41,7 @@ type Engine struct {
 	gate      Gate
 	alerts    *action.Alerts
 	newAction func(r *Routine) (action.Action, error)
+	jitter    func(max time.Duration) time.Duration // a run's random delay in [0, max); tests fix it
 
 	lateTolerance time.Duration // a timer firing later than this is repaired by catch-up
 	pollEvery     time.Duration // run-now request polling
@@ -63,7 +65,7 @@ type Engine struct {
 	tickMu     sync.Mutex
 	due, dueAt time.Time // cached earliest next slot and when (real time) it was computed
 
-	duplicates atomic.Int64 // claims refused because the slot ran already
+	duplicates atomic.Int64 // slots dropped as handled already (see Duplicates)
 }
 
 // NewEngine builds an engine; it does not start anything. Errors: a missing Journal or Gate.
@@ -85,6 +87,7 @@ func NewEngine(opts EngineOptions) (*Engine, error) {
 		alerts:        action.NewAlerts(nil),
 		lateTolerance: 2 * time.Second, pollEvery: 500 * time.Millisecond, wakeEvery: 5 * time.Second,
 		routines: map[string]*armed{}, taken: map[int64]bool{}, bgStop: make(chan struct{}),
+		jitter: rand.N[time.Duration],
 	}
 	e.runCtx, e.cancelRun = context.WithCancel(context.Background())
 	deps := action.Deps{Notifier: opts.Notifier, Snapshots: opts.Journal, UserAgent: opts.UserAgent}
@@ -223,7 +226,9 @@ func (e *Engine) Problems() []Problem {
 	return append([]Problem(nil), e.problems...)
 }
 
-// Duplicates returns how many claims were refused because their slot had run already.
+// Duplicates returns how many times a slot reached the engine again after it was handled and was
+// dropped: handed to dispatch twice (a catch-up pass and a late timer), or its claim refused
+// because the slot was claimed already.
 func (e *Engine) Duplicates() int64 { return e.duplicates.Load() }
 
 // idle reports whether no run is in flight or waiting (tests and benchmarks poll it).

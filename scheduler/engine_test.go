@@ -147,6 +147,9 @@ func TestClaimFencingAndUniqueness(t *testing.T) {
 	if _, err := h.j.Claim(claim{Routine: "a", Slot: slot.Add(time.Hour), Trigger: TriggerSchedule, Outcome: OutcomeRunning}); !errors.Is(err, ErrFenced) {
 		t.Fatalf("claim by old epoch: %v, want ErrFenced", err)
 	}
+	if _, err := h.j.arm(map[string]time.Duration{"a": time.Minute}, time.Now()); !errors.Is(err, ErrFenced) {
+		t.Fatalf("arming (grid anchors) by old epoch: %v, want ErrFenced", err)
+	}
 	if _, err := h.j.Acquire(1, time.Now()); !errors.Is(err, ErrFenced) {
 		t.Fatalf("acquire older epoch: %v, want ErrFenced", err)
 	}
@@ -239,6 +242,16 @@ func TestPausedRoutineShowsNoNext(t *testing.T) {
 	for _, st := range h.e.Routines() {
 		if !st.Paused || st.Next != nil {
 			t.Fatalf("paused routine %s: paused %v next %v", st.Name, st.Paused, st.Next)
+		}
+	}
+	// Paused until 08:03: the next run is the 08:03 slot (a slot at the pause's end runs).
+	until := start.Add(3 * time.Minute)
+	if err := h.j.SetPaused("a", "", &until); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range h.e.Routines() {
+		if st.Name == "a" && (!st.Paused || st.Next == nil || !st.Next.Equal(until)) {
+			t.Fatalf("routine paused until %v: %+v", until, st)
 		}
 	}
 	if err := h.j.Resume("a"); err != nil {

@@ -17,6 +17,9 @@ import (
 // Journal is the SQLite run journal (WAL; readable by any process while the owner writes).
 // Reads work from any process. Run records, claims and snapshots are written by the owner only
 // and are fenced by its epoch (Acquire); run-now requests and pauses may come from anyone.
+// Files: journal.go (open, epochs), journal_schema.go, journal_batch.go (the single writer and
+// group commit), journal_claims.go, journal_runs.go (results, history, retention),
+// journal_requests.go, journal_pauses.go, journal_arming.go, journal_snapshots.go.
 type Journal struct {
 	db    *sql.DB
 	path  string
@@ -120,13 +123,14 @@ func (j *Journal) Close() error {
 	return err
 }
 
-// MaxEpoch returns the highest owner epoch recorded (0 for a new journal).
+// MaxEpoch returns the highest owner epoch recorded (0 for a new journal). Errors: the query
+// error, wrapped.
 func (j *Journal) MaxEpoch() (uint64, error) {
-	var e sql.NullInt64
-	if err := j.db.QueryRow(`SELECT MAX(epoch) FROM epochs`).Scan(&e); err != nil {
+	e, err := maxEpoch(j.db)
+	if err != nil {
 		return 0, fmt.Errorf("journal max epoch: %w", err)
 	}
-	return uint64(e.Int64), nil
+	return e, nil
 }
 
 // Acquire records epoch as the journal's writer epoch (DESIGN.md §3: epochs never go back) and
@@ -134,12 +138,12 @@ func (j *Journal) MaxEpoch() (uint64, error) {
 // returns how many runs it interrupted. Errors: ErrFenced when a newer epoch is recorded.
 func (j *Journal) Acquire(epoch uint64, now time.Time) (interrupted int, err error) {
 	err = j.write(func(tx *sql.Tx) error {
-		var maxE sql.NullInt64
-		if err := tx.QueryRow(`SELECT MAX(epoch) FROM epochs`).Scan(&maxE); err != nil {
+		maxE, err := maxEpoch(tx)
+		if err != nil {
 			return err
 		}
-		if uint64(maxE.Int64) > epoch {
-			return fmt.Errorf("epoch %d (recorded %d): %w", epoch, maxE.Int64, ErrFenced)
+		if err := fencedBy(maxE, epoch); err != nil {
+			return err
 		}
 		if _, err := tx.Exec(`INSERT OR IGNORE INTO epochs(epoch, acquired_at) VALUES(?, ?)`, epoch, now.UnixNano()); err != nil {
 			return err
@@ -158,19 +162,6 @@ func (j *Journal) Acquire(epoch uint64, now time.Time) (interrupted int, err err
 	}
 	j.epoch.Store(epoch)
 	return interrupted, nil
-}
-
-// fenceCheck reports ErrFenced when a newer epoch than the writer's exists (used after a
-// conditional write affected no row, to say why).
-func (j *Journal) fenceCheck() error {
-	maxE, err := j.MaxEpoch()
-	if err != nil {
-		return err
-	}
-	if e := j.epoch.Load(); e == 0 || maxE > e {
-		return fmt.Errorf("journal write with epoch %d (recorded %d): %w", e, maxE, ErrFenced)
-	}
-	return nil
 }
 
 // fenced is the SQL condition that makes a write conditional on no newer epoch.

@@ -85,13 +85,7 @@ func insertClaims(q querier, claims []claimReq, resps []claimResp) error {
 			continue
 		}
 		index[k] = i
-		var started, finished any
-		if !c.c.Started.IsZero() {
-			started = c.c.Started.UnixNano()
-		}
-		if c.c.Outcome != OutcomeRunning {
-			finished = started
-		}
+		started, finished := c.c.times()
 		rows = append(rows, "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 		args = append(args, c.c.Routine, c.c.Key, c.c.Slot.UnixNano(), c.c.Trigger, c.epoch, c.c.Outcome,
 			c.c.Reason, started, finished, int64(c.c.LateBy), bypassesHighWater(c.c))
@@ -127,20 +121,53 @@ func insertClaims(q querier, claims []claimReq, resps []claimResp) error {
 		return err
 	}
 	_ = res.Close()
-	// Say why the refused ones were refused: a newer epoch, or the slot ran already.
-	var maxE sql.NullInt64
+	// Say why the refused ones were refused: a newer epoch, or the slot ran already. (All
+	// claims of a batch carry the same epoch but the check is per claim and costs one query.)
+	var maxE *uint64
 	for i, c := range claims {
 		if resps[i].id != 0 || !errors.Is(resps[i].err, ErrSlotClaimed) {
 			continue
 		}
-		if !maxE.Valid {
-			if err := q.QueryRow(`SELECT COALESCE(MAX(epoch), 0) FROM epochs`).Scan(&maxE); err != nil {
+		if maxE == nil {
+			m, err := maxEpoch(q)
+			if err != nil {
 				return err
 			}
+			maxE = &m
 		}
-		if uint64(maxE.Int64) > c.epoch {
-			resps[i].err = fmt.Errorf("epoch %d, recorded %d: %w", c.epoch, maxE.Int64, ErrFenced)
+		if err := fencedBy(*maxE, c.epoch); err != nil {
+			resps[i].err = err
 		}
+	}
+	return nil
+}
+
+// times returns the claim's started and finished columns (unix ns or NULL): a slot that will
+// not run (skipped, missed) is finished when it is recorded.
+func (c claim) times() (started, finished any) {
+	if !c.Started.IsZero() {
+		started = c.Started.UnixNano()
+	}
+	if c.Outcome != OutcomeRunning {
+		finished = started
+	}
+	return started, finished
+}
+
+// maxEpoch returns the highest owner epoch recorded (0 for none).
+func maxEpoch(q querier) (uint64, error) {
+	var e int64
+	if err := q.QueryRow(`SELECT COALESCE(MAX(epoch), 0) FROM epochs`).Scan(&e); err != nil {
+		return 0, err
+	}
+	return uint64(e), nil
+}
+
+// fencedBy returns an error wrapping ErrFenced when a write of epoch meets the recorded maximum
+// maxE above it, nil otherwise.
+func fencedBy(maxE, epoch uint64) error {
+	if maxE > epoch {
+		return fmt.Errorf("epoch %d, recorded %d: %w", epoch, maxE, ErrFenced)
 	}
 	return nil
 }
@@ -171,13 +198,7 @@ const claimInsert = `INSERT INTO runs (routine, slot_key, slot, trigger, epoch, 
 // insertClaim inserts one claim with claimInsert; the errors are those of insertClaims.
 func insertClaim(q querier, req claimReq) (int64, error) {
 	c := req.c
-	var started, finished any
-	if !c.Started.IsZero() {
-		started = c.Started.UnixNano()
-	}
-	if c.Outcome != OutcomeRunning {
-		finished = started
-	}
+	started, finished := c.times()
 	res, err := q.Exec(claimInsert, c.Routine, c.Key, c.Slot.UnixNano(), c.Trigger, req.epoch, c.Outcome, c.Reason,
 		started, finished, int64(c.LateBy), req.epoch, bypassesHighWater(c), c.Routine, TriggerManual,
 		c.Slot.UnixNano(), OutcomeSkipped, OutcomeMissed)
@@ -188,12 +209,12 @@ func insertClaim(q querier, req claimReq) (int64, error) {
 		return 0, err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		var maxE int64
-		if err := q.QueryRow(`SELECT COALESCE(MAX(epoch), 0) FROM epochs`).Scan(&maxE); err != nil {
+		maxE, err := maxEpoch(q)
+		if err != nil {
 			return 0, err
 		}
-		if uint64(maxE) > req.epoch {
-			return 0, fmt.Errorf("epoch %d, recorded %d: %w", req.epoch, maxE, ErrFenced)
+		if err := fencedBy(maxE, req.epoch); err != nil {
+			return 0, err
 		}
 		return 0, fmt.Errorf("a later slot is claimed: %w", ErrSlotClaimed)
 	}

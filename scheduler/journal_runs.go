@@ -9,8 +9,13 @@ import (
 
 // finish is the result of a claimed run.
 type finish struct {
-	Outcome  string
-	Reason   string
+	Outcome string
+	Reason  string
+	// Started, when set, is when the action actually started (the claim recorded when the slot
+	// was claimed, up to claimLead before it); LateBy goes with it. Zero: the action never
+	// started and the claim's values stay.
+	Started  time.Time
+	LateBy   time.Duration
 	Finished time.Time
 	ExitCode *int
 	Attempts int
@@ -28,10 +33,16 @@ func (j *Journal) Finish(id int64, f finish) error {
 	if f.ExitCode != nil {
 		exit = *f.ExitCode
 	}
+	var started, lateBy any
+	if !f.Started.IsZero() {
+		started, lateBy = f.Started.UnixNano(), int64(f.LateBy)
+	}
 	err := j.write1(func(tx *sql.Tx) error {
 		res, err := tx.Exec(`UPDATE runs SET outcome = ?, reason = ?, finished = ?, exit_code = ?, attempts = ?,
-			summary = ?, output = ? WHERE id = ? AND `+fenced,
-			f.Outcome, f.Reason, f.Finished.UnixNano(), exit, f.Attempts, f.Summary, f.Output, id, j.epoch.Load())
+			summary = ?, output = ?, started = COALESCE(?, started), late_by = COALESCE(?, late_by)
+			WHERE id = ? AND `+fenced,
+			f.Outcome, f.Reason, f.Finished.UnixNano(), exit, f.Attempts, f.Summary, f.Output, started, lateBy,
+			id, j.epoch.Load())
 		if err != nil {
 			return err
 		}

@@ -87,6 +87,7 @@ func TestTimeoutAndPanicOutcomes(t *testing.T) {
 		r := runsOf(t, h.j, "slow")
 		return len(r) == 1 && r[0].Outcome == OutcomeTimeout
 	})
+	eventually(t, "the timed-out run to end", h.e.idle) // else the next slot meets it: overlap
 	h.act.mu.Lock()
 	h.act.panics, h.act.block = true, nil
 	h.act.mu.Unlock()
@@ -152,6 +153,8 @@ run = ["/bin/false"]
 	for range 5 {
 		h.stepMinute()
 	}
+	// A paused slot is recorded by the timer's task itself, which settle does not wait for.
+	eventually(t, "five slots recorded", func() bool { return len(runsOf(t, h.j, "flaky")) == 5 })
 	runs := runsOf(t, h.j, "flaky")
 	if countOutcome(runs, OutcomeFailed) != 3 || countOutcome(runs, OutcomeSkipped) != 2 {
 		t.Fatalf("want 3 failures then 2 paused skips: %+v", runs)
@@ -215,5 +218,70 @@ func TestQueuedSlotRecordedWhenStopping(t *testing.T) {
 	}
 	if len(h.act.runs()) != 1 {
 		t.Fatalf("ran %d times, want 1", len(h.act.runs()))
+	}
+}
+
+// Catch-up after a wake and a timer firing late can hand the same slot to dispatch twice. The
+// second must be dropped as a duplicate: treated as an overlap it would be recorded skipped (or,
+// under replace, cancel the run), and its record could win the claim so the slot never runs.
+func TestSameSlotDispatchedTwiceRunsOnce(t *testing.T) {
+	for _, policy := range []string{OverlapSkip, OverlapQueue, OverlapReplace} {
+		t.Run(policy, func(t *testing.T) {
+			h := overlapHarness(t, policy)
+			close(h.act.block) // runs end at once
+			h.act.block = nil
+			h.settle()
+			h.clock.Advance(90 * time.Second) // 08:01:30: the 08:01 slot passed unhandled
+			slot := time.Date(2026, 6, 1, 8, 1, 0, 0, time.UTC)
+			h.e.dispatch("slow", slotEvent{slot: slot, trigger: TriggerCatchUp})  // the wake's catch-up pass
+			h.e.dispatch("slow", slotEvent{slot: slot, trigger: TriggerSchedule}) // the late timer
+			eventually(t, "the slot recorded", func() bool {
+				r := runsOf(t, h.j, "slow")
+				return len(r) == 1 && r[0].Outcome != OutcomeRunning
+			})
+			h.settle()
+			runs := runsOf(t, h.j, "slow")
+			if len(runs) != 1 || runs[0].Outcome != OutcomeSuccess || len(h.act.runs()) != 1 {
+				t.Fatalf("runs: %+v (%d started)", runs, len(h.act.runs()))
+			}
+		})
+	}
+}
+
+// overlap = "replace" with a jitter longer than the interval: a run replaced while it still
+// waits for its jitter never claimed its slot. The slot is recorded (skipped, replaced), and
+// the last one, cut off by Stop, is recorded missed: none is silently dropped.
+func TestReplacedDuringJitterIsRecorded(t *testing.T) {
+	start := time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)
+	h := newHarness(t, "[[routine]]\nname = \"slow\"\nevery = \"1m\"\njitter = \"5m\"\noverlap = \"replace\"\nrun = [\"/bin/true\"]\n", start)
+	h.act.block = make(chan struct{}) // settle: do not wait for runs to end (they wait for jitter)
+	h.start()
+	h.e.jitter = func(max time.Duration) time.Duration { return max - time.Second }
+	for range 3 {
+		h.stepMinute()
+		// The newest slot's run is the one in flight (the replaced one has ended).
+		eventually(t, "the replacing run in flight", func() bool {
+			h.e.mu.Lock()
+			defer h.e.mu.Unlock()
+			a := h.e.routines["slow"]
+			return a.running != nil && a.pending == nil && a.running.ev.slot.Equal(a.dispatched)
+		})
+	}
+	eventually(t, "two replaced slots recorded", func() bool { return countOutcome(runsOf(t, h.j, "slow"), OutcomeSkipped) == 2 })
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_ = h.e.Stop(ctx) // the 08:03 run is still waiting for its jitter: Stop cuts it off
+	h.e = nil
+	want := map[string]string{"08:01": "skipped replaced", "08:02": "skipped replaced", "08:03": "missed owner stopped before the run started"}
+	runs := runsOf(t, h.j, "slow")
+	for _, r := range runs {
+		k := r.Slot.UTC().Format("15:04")
+		if got := r.Outcome + " " + r.Reason; got != want[k] {
+			t.Errorf("slot %s: %q, want %q", k, got, want[k])
+		}
+		delete(want, k)
+	}
+	if len(want) != 0 || len(h.act.runs()) != 0 {
+		t.Fatalf("slots without a record: %v; runs started: %d; rows: %+v", want, len(h.act.runs()), runs)
 	}
 }

@@ -192,3 +192,37 @@ func startChildOutput(t *testing.T, role, dir string, env ...string) string {
 	}
 	return string(out)
 }
+
+// An observer process reading the journal read-only while the owner claims and records runs as
+// fast as it can: neither side sees SQLITE_BUSY (WAL readers never block the writer).
+func TestReaderProcessBesideWritingOwner(t *testing.T) {
+	dir := writeDir(t, "")
+	j := openJournal(t, dir)
+	if _, err := j.Acquire(1, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	reader := childCmd("reader", dir)
+	var out strings.Builder
+	reader.Stdout = &out
+	if err := reader.Start(); err != nil {
+		t.Fatal(err)
+	}
+	base := time.Unix(1_700_000_000, 0)
+	writes := 0
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); writes++ {
+		id, err := j.Claim(claim{Routine: "r", Slot: base.Add(time.Duration(writes) * time.Second), Trigger: TriggerSchedule,
+			Outcome: OutcomeRunning, Started: time.Now()})
+		if err != nil {
+			t.Fatalf("claim %d beside a reader: %v", writes, err)
+		}
+		if err := j.Finish(id, finish{Outcome: OutcomeSuccess, Finished: time.Now(), Output: []byte("ok")}); err != nil {
+			t.Fatalf("finish %d beside a reader: %v", writes, err)
+		}
+	}
+	if err := reader.Wait(); err != nil {
+		t.Fatalf("reader process: %v (read %s times)", err, strings.TrimSpace(out.String()))
+	}
+	if out.Len() == 0 || writes < 10 {
+		t.Fatalf("reader read %q times, owner wrote %d", out.String(), writes)
+	}
+}

@@ -1,5 +1,7 @@
 package scheduler
 
+// The owner's pollers of what other processes leave in the journal: run-now requests and pauses.
+
 import (
 	"fmt"
 	"time"

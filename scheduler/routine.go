@@ -60,7 +60,8 @@ type Routine struct {
 	sched schedule
 }
 
-// schedule returns the compiled slot computation, honouring the current Anchor.
+// slots returns the routine's slot computation. An `every` grid starts at r.Anchor, or at anchor
+// (truncated to the second) when r.Anchor is zero.
 func (r *Routine) slots(anchor time.Time) schedule {
 	if r.Kind == KindEvery {
 		if !r.Anchor.IsZero() {

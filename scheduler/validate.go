@@ -240,22 +240,12 @@ func (v *validator) routine(path string, tab, defaults map[string]any) *Routine 
 // scheduleOf validates exactly one of cron, every, at (+days) and compiles it.
 func (v *validator) scheduleOf(r *Routine, f fields, name string) {
 	bad := func(k, format string, args ...any) { v.problem(name, f.paths[k], format, args...) }
-	var set []string
-	for _, k := range scheduleKeys {
-		if _, ok := f.vals[k]; ok {
-			set = append(set, k)
-		}
-	}
-	if len(set) != 1 {
-		if len(set) == 0 {
-			v.problems = append(v.problems, Problem{File: v.file, Line: r.Line, Col: r.Col, Routine: name,
-				Message: "routine needs exactly one schedule: cron, every or at"})
-		} else {
-			bad(set[1], "routine has two schedule kinds (%s); keep exactly one of cron, every, at", strings.Join(set, " and "))
-		}
+	kind, ok := v.exactlyOne(r, f, name, scheduleKeys, "routine needs exactly one schedule: cron, every or at",
+		"routine has two schedule kinds (%s); keep exactly one of cron, every, at")
+	if !ok {
 		return
 	}
-	r.Kind = set[0]
+	r.Kind = kind
 	if _, ok := f.vals["days"]; ok && r.Kind != KindAt {
 		bad("days", "days only applies to an at schedule")
 	}
@@ -318,6 +308,27 @@ func (v *validator) scheduleOf(r *Routine, f fields, name string) {
 		}
 		r.At, r.sched = at, cs
 	}
+}
+
+// exactlyOne returns the one key of group that the routine sets. When it sets none, missing is
+// reported at the routine's [[routine]] header; when it sets several, several (a format with one
+// %s for the keys) is reported at the second one. ok is false in both cases.
+func (v *validator) exactlyOne(r *Routine, f fields, name string, group []string, missing, several string) (key string, ok bool) {
+	var set []string
+	for _, k := range group {
+		if _, present := f.vals[k]; present {
+			set = append(set, k)
+		}
+	}
+	switch len(set) {
+	case 1:
+		return set[0], true
+	case 0:
+		v.problems = append(v.problems, Problem{File: v.file, Line: r.Line, Col: r.Col, Routine: name, Message: missing})
+	default:
+		v.problem(name, f.paths[set[1]], several, strings.Join(set, " and "))
+	}
+	return "", false
 }
 
 // expandHome turns a leading "~" into the user's home directory.

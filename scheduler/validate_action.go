@@ -9,22 +9,11 @@ import (
 // actionOf validates exactly one action key and decodes it into its action spec.
 func (v *validator) actionOf(r *Routine, f fields, name string) {
 	bad := func(k, format string, args ...any) { v.problem(name, f.paths[k], format, args...) }
-	var set []string
-	for _, k := range actionKeys {
-		if _, ok := f.vals[k]; ok {
-			set = append(set, k)
-		}
-	}
-	if len(set) != 1 {
-		if len(set) == 0 {
-			v.problems = append(v.problems, Problem{File: v.file, Line: r.Line, Col: r.Col, Routine: name,
-				Message: "routine needs exactly one action: run, shell, watch, notify or ping"})
-		} else {
-			bad(set[1], "routine has two actions (%s); keep exactly one", strings.Join(set, " and "))
-		}
+	k, ok := v.exactlyOne(r, f, name, actionKeys, "routine needs exactly one action: run, shell, watch, notify or ping",
+		"routine has two actions (%s); keep exactly one")
+	if !ok {
 		return
 	}
-	k := set[0]
 	r.Action = k
 	val := f.vals[k]
 	tableOf := func(allowed ...string) map[string]any {

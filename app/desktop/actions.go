@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"fyne.io/fyne/v2"
 
@@ -22,15 +23,17 @@ import (
 // actions adds the window-side actions (show, open the config, quit) to the session's.
 type actions struct {
 	*session.Session
-	app    fyne.App
-	win    fyne.Window
-	p      paths.Paths
-	logger *slog.Logger
-	stop   context.CancelFunc
-	done   <-chan struct{}
-	quit   sync.Once
-	// ended is set once the UI loop has stopped (SIGTERM makes the driver quit by itself);
-	// after that, fyne.Do runs inline and the app must not be quit a second time.
+	app     fyne.App
+	win     fyne.Window
+	p       paths.Paths
+	logger  *slog.Logger
+	pub     *publisher
+	stop    context.CancelFunc
+	done    <-chan struct{} // closed when the session has drained and released
+	runDone <-chan struct{} // closed when Fyne's Run has returned
+	exit    func(code int)
+	quit    sync.Once
+	// ended is set once Fyne's Run has returned; the app must not be quit a second time.
 	ended atomic.Bool
 }
 
@@ -55,24 +58,45 @@ func (a *actions) OpenConfig() {
 }
 
 // Quit stops the scheduler, waits for in-flight runs, releases ownership, then ends the app.
-// The tray stays up meanwhile (its status line says it is finishing runs). Call it on the UI
-// goroutine.
-func (a *actions) Quit() {
-	if a.ended.Load() {
-		return
-	}
+// The tray stays up meanwhile (its status line says it is finishing runs). It returns at once;
+// the tray and window menus call it on the UI goroutine.
+func (a *actions) Quit() { a.shutdown(true) }
+
+// shutdown is Quit from any goroutine. fromUI is false after SIGINT/SIGTERM: Fyne ends its loop
+// by itself on those, so the window and the app are left alone (once the loop has ended,
+// fyne.Do runs its function inline on the calling goroutine, off the UI thread).
+func (a *actions) shutdown(fromUI bool) {
 	a.quit.Do(func() {
 		a.logger.Info("quitting: draining runs and releasing ownership")
 		a.Stopping()
-		a.win.Hide()
+		if fromUI && !a.ended.Load() {
+			uiDo(a.win.Hide)
+		}
 		a.stop()
-		go func() {
-			<-a.done
-			fyne.Do(func() {
-				if !a.ended.Load() {
-					a.app.Quit()
-				}
-			})
-		}()
+		go a.finish(fromUI)
 	})
+}
+
+// finish ends Fyne's loop once the session has drained and released, then makes sure the
+// process ends even if Fyne's Run does not return (see toolkitGrace).
+func (a *actions) finish(quitApp bool) {
+	<-a.done
+	a.pub.stop()
+	if quitApp && !a.ended.Load() {
+		uiDo(func() {
+			if !a.ended.Load() {
+				a.app.Quit()
+			}
+		})
+	}
+	t := time.NewTimer(toolkitGrace)
+	defer t.Stop()
+	select {
+	case <-a.runDone: // Run returned: it logs and returns to the command line as usual
+	case <-t.C:
+		a.logger.Warn("the UI toolkit did not return from its run loop after Quit (a known Fyne v2.7.1 shutdown race); " +
+			"exiting now: runs were drained and ownership released")
+		a.logger.Info("desktop app stopped")
+		a.exit(0)
+	}
 }

@@ -83,6 +83,9 @@ func (h *HistoryView) Load(routine string) {
 	h.background(func() {
 		runs, err := h.actions.History(routine, historyLimit)
 		fyne.Do(func() {
+			if h.pick.Selected != routine {
+				return // another routine was chosen meanwhile and its read answers for it
+			}
 			if err != nil {
 				h.output.SetText(fmt.Sprintf("Cannot read the history: %v", err))
 				return

@@ -73,8 +73,10 @@ func (p *OwnerPanel) Update(s State) {
 		set("Heartbeat", heartbeatText(s))
 		set("Last job tick", tickText(s))
 	}
+	if p.notice.Text != s.Notice {
+		p.notice.SetText(s.Notice) // only on change: the state arrives every second
+	}
 	if s.Notice != "" {
-		p.notice.SetText(s.Notice)
 		p.notice.Show()
 	} else {
 		p.notice.Hide()

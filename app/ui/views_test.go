@@ -292,3 +292,29 @@ func TestDuration(t *testing.T) {
 		}
 	}
 }
+
+// perRoutine answers History with one run named after the routine asked for.
+type perRoutine struct{ *recorder }
+
+func (p perRoutine) History(routine string, _ int) ([]scheduler.Run, error) {
+	return []scheduler.Run{{ID: int64(len(routine)), Routine: routine, Outcome: "success"}}, nil
+}
+
+// A slow read of the routine chosen first must not replace the history of the one chosen after.
+func TestHistoryIgnoresAnAnswerForAnEarlierChoice(t *testing.T) {
+	test.NewTempApp(t)
+	h := NewHistoryView(perRoutine{&recorder{}})
+	var reads []func()
+	h.background = func(f func()) { reads = append(reads, f) }
+	h.Load("morning-briefing")
+	h.Load("page-watch")
+	reads[1]() // page-watch answers first,
+	eventually(t, func() bool { return len(h.runs) == 1 && h.runs[0].Routine == "page-watch" })
+	reads[0]() // then the earlier read of morning-briefing
+	time.Sleep(100 * time.Millisecond)
+	var shown string
+	fyne.DoAndWait(func() { shown = h.runs[0].Routine })
+	if shown != "page-watch" {
+		t.Errorf("history shows %s's runs while page-watch is chosen", shown)
+	}
+}

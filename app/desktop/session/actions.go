@@ -2,6 +2,9 @@ package session
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/routinely/routinely/app/autostart"
 	"github.com/routinely/routinely/app/ui"
@@ -59,9 +62,9 @@ func (s *Session) Stopping() { s.setMode(ui.ModeStopping) }
 func (s *Session) SetStartAtLogin(on bool) error {
 	var err error
 	if on {
-		_, err = autostart.Enable(s.opts.Executable)
+		_, err = s.opts.Autostart.Enable(s.opts.Executable)
 	} else {
-		_, err = autostart.Disable()
+		_, err = s.opts.Autostart.Disable()
 	}
 	state := s.readAutostart()
 	s.mu.Lock()
@@ -74,13 +77,36 @@ func (s *Session) SetStartAtLogin(on bool) error {
 	return nil
 }
 
+// readAutostart reports whether the login item is on and starts this binary.
 func (s *Session) readAutostart() bool {
-	st, err := autostart.Current(s.opts.Executable)
+	st, err := s.opts.Autostart.Current(s.opts.Executable)
 	if err != nil {
 		s.logger.Debug("login item state unknown", "err", err)
 		return false
 	}
 	return st.State == autostart.Enabled && st.PointsHere
+}
+
+// refreshAutostart points an enabled login item at this binary when it has moved (an update
+// installed elsewhere), as the autostart contract asks of the app at start-up; it never turns the
+// item on. A binary under the temporary directory (go run, go test) leaves the item alone.
+func (s *Session) refreshAutostart() bool {
+	exe := s.opts.Executable
+	if exe == "" || underTempDir(exe) {
+		return s.readAutostart()
+	}
+	st, err := s.opts.Autostart.Refresh(exe)
+	if err != nil {
+		s.logger.Warn("could not point the login item at this binary", "err", err)
+		return s.readAutostart()
+	}
+	return st.State == autostart.Enabled && st.PointsHere
+}
+
+// underTempDir reports whether path lies in the temporary directory.
+func underTempDir(path string) bool {
+	rel, err := filepath.Rel(filepath.Clean(os.TempDir()), filepath.Clean(path))
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // SetPolicy saves how takeover requests are answered; it applies to the next request.

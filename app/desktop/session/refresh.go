@@ -36,7 +36,7 @@ func (s *Session) Snapshot() ui.State {
 		Mode: s.mode, Now: now, ConfigPath: s.opts.Paths.Config, Notice: s.notice,
 		Policy: s.settings.TakeoverPolicy, AutoStart: s.autostart,
 	}
-	h, engine := s.handle, s.engine
+	h := s.handle
 	if s.pending != nil && now.Before(s.pending.ExpiresAt) {
 		p := *s.pending
 		st.Pending = &p
@@ -52,10 +52,13 @@ func (s *Session) Snapshot() ui.State {
 		rec := h.Record()
 		st.Self = &rec
 	}
-	if engine != nil {
-		st.Routines, st.Problems = engine.Routines(), engine.Problems()
-	} else {
-		st.Routines, st.Problems, st.ConfigErr = s.obs.routines(now)
+	s.engMu.RLock()
+	if s.engine != nil {
+		st.Routines, st.Problems = s.engine.Routines(), s.engine.Problems()
+		s.engMu.RUnlock()
+		return st
 	}
+	s.engMu.RUnlock()
+	st.Routines, st.Problems, st.ConfigErr = s.obs.routines(now)
 	return st
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/routinely/routinely/app/autostart"
 	"github.com/routinely/routinely/app/core"
 	"github.com/routinely/routinely/app/paths"
 	"github.com/routinely/routinely/app/ui"
@@ -28,6 +29,9 @@ type Options struct {
 	Tick    time.Duration // how often the observed state is refreshed; 0 → 1 s
 	// Executable is the binary the login item starts; "" → os.Executable.
 	Executable string
+	// Autostart manages the login item; the zero Manager is the operating system's own (tests
+	// pass one on a temporary directory).
+	Autostart autostart.Manager
 }
 
 // Session runs the desktop app's ownership lifecycle. Its exported methods are safe to call
@@ -39,13 +43,17 @@ type Session struct {
 	mu        sync.Mutex
 	mode      ui.Mode
 	handle    *ownership.Handle
-	engine    *scheduler.Engine
 	pending   *ownership.Request
 	notice    string
 	settings  Settings
 	autostart bool
 	lastReq   *ownership.Request // the newest takeover request seen while owning
 	yieldedTo *ownership.Request // the request this app approved (set until a successor owns)
+
+	// engMu guards engine, the running scheduler while this app owns: a snapshot holds it for
+	// reading while it reads the engine, so the engine is never read once dropEngine has run.
+	engMu  sync.RWMutex
+	engine *scheduler.Engine
 
 	takeBack chan struct{} // a Take back click, consumed by the standby loop
 	kick     chan struct{} // publish a fresh snapshot now
@@ -70,7 +78,7 @@ func New(opts Options) *Session {
 		s.logger.Warn("desktop settings unreadable, using defaults", "err", err)
 	}
 	s.settings = settings
-	s.autostart = s.readAutostart()
+	s.autostart = s.refreshAutostart()
 	return s
 }
 
@@ -164,14 +172,22 @@ func (s *Session) own(ctx context.Context, h *ownership.Handle) {
 	s.poke()
 	s.logger.Info("this app owns the routines", "epoch", h.Epoch())
 	go s.watchEvents(h)
+	served := make(chan struct{})
+	go s.dropEngine(ctx, h, served)
 	err := core.Serve(ctx, h, s.opts.Paths, s.opts.Notifier, s.logger, func(e *scheduler.Engine) {
-		s.mu.Lock()
-		s.engine = e
-		s.mu.Unlock()
+		s.engMu.Lock()
+		if ctx.Err() == nil && !isClosed(h.Lost()) { // else dropEngine has run or is about to
+			s.engine = e
+		}
+		s.engMu.Unlock()
 		s.poke()
 	})
+	close(served)
+	s.engMu.Lock()
+	s.engine = nil
+	s.engMu.Unlock()
 	s.mu.Lock()
-	s.handle, s.engine, s.pending = nil, nil, nil
+	s.handle, s.pending = nil, nil
 	yielded := s.yieldedTo
 	s.yieldedTo, s.lastReq = nil, nil
 	if ctx.Err() == nil {
@@ -190,6 +206,21 @@ func (s *Session) own(ctx context.Context, h *ownership.Handle) {
 	s.logger.Error("cannot run the routines", "err", err)
 	s.setNotice(fmt.Sprintf("Cannot run the routines: %v", err))
 	s.obs.waitConfigChange(ctx)
+}
+
+// dropEngine stops snapshots from reading the engine as soon as it starts stopping (Quit, or the
+// handle lost to an approved takeover): core.Serve closes the engine's journal once the engine
+// has stopped, and a snapshot still reading through it would fail ("sql: database is closed")
+// and show no routines. Snapshots read the journal through the observer's connection instead.
+func (s *Session) dropEngine(ctx context.Context, h *ownership.Handle, served <-chan struct{}) {
+	select {
+	case <-ctx.Done():
+	case <-h.Lost():
+	case <-served:
+	}
+	s.engMu.Lock()
+	s.engine = nil
+	s.engMu.Unlock()
 }
 
 // awaitSuccessor gives the approved challenger the free guard: it polls every 50 ms, so if this
@@ -261,6 +292,16 @@ func (s *Session) poke() {
 	select {
 	case s.kick <- struct{}{}:
 	default:
+	}
+}
+
+// isClosed reports whether ch is closed.
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
 	}
 }
 

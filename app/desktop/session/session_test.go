@@ -5,13 +5,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/routinely/routinely/app/autostart"
 	"github.com/routinely/routinely/app/core"
 	"github.com/routinely/routinely/app/paths"
 	"github.com/routinely/routinely/app/ui"
@@ -128,7 +131,8 @@ func newSessionAt(t *testing.T, p paths.Paths) (*Session, paths.Paths) {
 		t.Fatal(err)
 	}
 	s := New(Options{Paths: p, Version: "test", Notifier: core.LogNotifier{}, Tick: 100 * time.Millisecond,
-		Executable: "/usr/bin/routinely-test"})
+		Executable: "/usr/bin/routinely-test", Logger: testLogger(t),
+		Autostart: autostart.NewXDG(filepath.Join(t.TempDir(), "xdg-config"))})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = s.Run(ctx) }()
@@ -141,6 +145,45 @@ func newSessionAt(t *testing.T, p paths.Paths) (*Session, paths.Paths) {
 		}
 	})
 	return s, p
+}
+
+// logBuffer collects a session's log lines, for tests that assert what was (not) logged.
+type logBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+var testLogs sync.Map // *testing.T → *logBuffer
+
+// testLogger logs to a buffer that logsOf returns (and to the test log on failure).
+func testLogger(t *testing.T) *slog.Logger {
+	buf := &logBuffer{}
+	testLogs.Store(t, buf)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("session log:\n%s", buf.String())
+		}
+	})
+	return slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+func logsOf(t *testing.T) string {
+	if b, ok := testLogs.Load(t); ok {
+		return b.(*logBuffer).String()
+	}
+	return ""
 }
 
 // waitFor polls the session's snapshot until ok holds.
@@ -190,6 +233,120 @@ func TestApprovedTakeoverThenOwnsAgainWhenDaemonDies(t *testing.T) {
 	})
 	t.Logf("owned again %s after SIGKILL", time.Since(killed).Round(time.Millisecond))
 	waitFor(t, s, 10*time.Second, "routines running again", owning)
+	// Snapshots taken while the engine stopped must not have read through its closed journal.
+	if l := logsOf(t); strings.Contains(l, "database is closed") {
+		t.Errorf("a snapshot read the stopped engine's closed journal:\n%s", l)
+	}
+}
+
+// Snapshots during a handover keep showing the routines (read through the observer once the
+// engine stops) and never read the stopped engine's closed journal.
+func TestSnapshotsDuringHandoverKeepTheRoutines(t *testing.T) {
+	for i := range 3 {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			s, p := newSession(t)
+			waitFor(t, s, 10*time.Second, "owning at start", owning)
+			stop := make(chan struct{})
+			var bad []string
+			var wg sync.WaitGroup
+			wg.Add(1)
+			go func() { // a snapshot as often as possible, as a busy refresh loop would
+				defer wg.Done()
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					if st := s.Snapshot(); len(st.Routines) != 1 && st.ConfigErr == "" {
+						bad = append(bad, fmt.Sprintf("mode %d: %d routines, notice %q", st.Mode, len(st.Routines), st.Notice))
+					}
+				}
+			}()
+			cmd, lines := startChallenger(t, p.State, 30*time.Second)
+			st := waitFor(t, s, 5*time.Second, "takeover prompt", func(st ui.State) bool { return st.Pending != nil })
+			if err := s.Decide(st.Pending.ID, true); err != nil {
+				t.Fatal(err)
+			}
+			if got := line(t, lines, 10*time.Second); got != "owned" {
+				t.Fatalf("challenger: %q, want owned", got)
+			}
+			waitFor(t, s, 5*time.Second, "standby", func(st ui.State) bool { return st.Mode == ui.ModeStandby })
+			close(stop)
+			wg.Wait()
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			if len(bad) > 0 {
+				t.Errorf("%d snapshots without the routine during the handover, e.g. %s", len(bad), bad[0])
+			}
+			if l := logsOf(t); strings.Contains(l, "database is closed") {
+				t.Errorf("a snapshot read the stopped engine's closed journal:\n%s", l)
+			}
+		})
+	}
+}
+
+// Start at login writes and removes the login item, and the snapshot follows it.
+func TestStartAtLogin(t *testing.T) {
+	s, _ := newSession(t)
+	s.opts.Executable = os.Args[0] // a real file: the login item resolves it
+	if st := s.Snapshot(); st.AutoStart {
+		t.Fatal("login item on before it was asked for")
+	}
+	if err := s.SetStartAtLogin(true); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := s.opts.Autostart.Current(os.Args[0])
+	if err != nil || cur.State != autostart.Enabled || !cur.PointsHere {
+		t.Fatalf("after enabling: %+v, %v", cur, err)
+	}
+	if _, err := os.Stat(cur.Location); err != nil {
+		t.Fatalf("no login item file: %v", err)
+	}
+	if !s.Snapshot().AutoStart {
+		t.Error("snapshot says the login item is off after enabling it")
+	}
+	if err := s.SetStartAtLogin(false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(cur.Location); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("login item still there after disabling: %v", err)
+	}
+	if s.Snapshot().AutoStart {
+		t.Error("snapshot says the login item is on after disabling it")
+	}
+}
+
+// At start-up the app points an enabled login item that starts another binary at itself (the
+// binary was moved or updated), and leaves a disabled one alone.
+func TestLoginItemFollowsTheBinaryAtStartup(t *testing.T) {
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "elsewhere")) // the test binary is not a "go run" build here
+	dir := t.TempDir()
+	m := autostart.NewXDG(dir)
+	if _, err := m.Enable("/bin/true"); err != nil {
+		t.Fatal(err)
+	}
+	p, err := paths.Resolve(filepath.Join(t.TempDir(), "home"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Paths: p, Executable: os.Args[0], Autostart: m, Logger: testLogger(t)})
+	defer s.obs.close()
+	if !s.Snapshot().AutoStart {
+		t.Error("the login item does not start this binary after start-up")
+	}
+	if cur, _ := m.Current(os.Args[0]); !cur.PointsHere {
+		t.Errorf("login item %+v, want it to start %s", cur, os.Args[0])
+	}
+
+	if _, err := m.Disable(); err != nil {
+		t.Fatal(err)
+	}
+	s2 := New(Options{Paths: p, Executable: os.Args[0], Autostart: m, Logger: testLogger(t)})
+	defer s2.obs.close()
+	if cur, _ := m.Current(os.Args[0]); cur.State != autostart.Disabled || s2.Snapshot().AutoStart {
+		t.Errorf("start-up turned a disabled login item on: %+v", cur)
+	}
 }
 
 func TestUnansweredRequestIsDeniedAtDeadline(t *testing.T) {

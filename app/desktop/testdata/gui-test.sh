@@ -15,45 +15,89 @@ HOME_DIR=$(mktemp -d /tmp/routinely-gui.XXXXXX); chmod 700 "$HOME_DIR"
 export ROUTINELY_HOME=$HOME_DIR
 
 pids=()
+# stop_pid PID [SECS]: SIGTERM, then SIGKILL if PID has not exited within SECS (default 10); reaps
+# it. Returns 1 when SIGKILL was needed. No wait in this script is without a deadline.
+stop_pid() {
+	local pid=$1 secs=${2:-10} i
+	kill "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
+	for ((i = 0; i < secs * 5; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+	if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; return 1; fi
+	wait "$pid" 2>/dev/null
+	return 0
+}
 cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
-	rm -rf "$HOME_DIR"
+	trap - EXIT
+	local i
+	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do stop_pid "${pids[i]}" 5 || true; done
+	rm -rf "$HOME_DIR" "${NOTRAY_HOME:-}"
 }
 trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; import -window root "$OUT/failure.png" 2>/dev/null || true; tail -n 30 "$OUT/app.log" >&2 || true; exit 1; }
+trap 'exit 143' TERM INT   # so cleanup runs on the watchdog's SIGTERM too
+# A watchdog for the whole script (every wait below has its own deadline; this is the backstop).
+# Its sleep must die with it (a leftover sleep would hold the caller's pipes open).
+(
+	trap 'kill "$s" 2>/dev/null; exit 0' TERM
+	sleep "${GUI_TEST_DEADLINE:-240}" >/dev/null 2>&1 & s=$!
+	wait "$s" && { echo "FAIL: gui-test.sh still running after ${GUI_TEST_DEADLINE:-240} s" >&2; kill -TERM $$; }
+) &
+pids+=($!)
+fail() { echo "FAIL: $*" >&2; timeout 10 import -window root "$OUT/failure.png" 2>/dev/null || true; tail -n 30 "$OUT/app.log" >&2 || true; exit 1; }
 pass() { echo "ok: $*"; }
-# wait_for SECONDS CMD...: retry CMD every 0.2 s until it succeeds or SECONDS pass.
-wait_for() { local n=$(( $1 * 5 )); shift; for _ in $(seq "$n"); do "$@" >/dev/null 2>&1 && return 0; sleep 0.2; done; return 1; }
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+# wait_for SECONDS CMD...: retry CMD every 0.2 s until it succeeds or SECONDS (wall clock) pass.
+# Every command it retries is itself bounded (dbus-send --reply-timeout, timeout).
+wait_for() {
+	local end=$(( $(now_ms) + $1 * 1000 )); shift
+	while :; do
+		"$@" >/dev/null 2>&1 && return 0
+		[ "$(now_ms)" -lt "$end" ] || return 1
+		sleep 0.2
+	done
+}
+DBUS_SEND=(timeout 10 dbus-send --session --print-reply --reply-timeout=3000)
+XDOTOOL=(timeout 5 xdotool)
 
-sni_get() { dbus-send --session --print-reply --dest=org.kde.StatusNotifierWatcher /StatusNotifierWatcher \
+sni_get() { "${DBUS_SEND[@]}" --dest=org.kde.StatusNotifierWatcher /StatusNotifierWatcher \
 	org.freedesktop.DBus.Properties.Get string:org.kde.StatusNotifierWatcher "string:$1"; }
 # Pipelines below never stop reading early (no head, grep -q or awk exit): with pipefail, a
 # writer killed by SIGPIPE would fail the whole script at random.
 tray_bus() { sni_get RegisteredStatusNotifierItems 2>/dev/null | awk 'match($0, /":[0-9.]+/) && !b {b=substr($0, RSTART+1, RLENGTH-1)} END{print b}'; }
 # The item's Menu property names the dbusmenu object (systray v1.12: /StatusNotifierItem/menu).
-menu_path() { dbus-send --session --print-reply --dest="$BUS" /StatusNotifierItem org.freedesktop.DBus.Properties.Get \
+menu_path() { "${DBUS_SEND[@]}" --dest="$BUS" /StatusNotifierItem org.freedesktop.DBus.Properties.Get \
 	string:org.kde.StatusNotifierItem string:Menu | grep -o 'object path "[^"]*"' | cut -d'"' -f2; }
-menu_layout() { dbus-send --session --print-reply --dest="$BUS" "$MENU" com.canonical.dbusmenu.GetLayout \
+menu_layout() { "${DBUS_SEND[@]}" --dest="$BUS" "$MENU" com.canonical.dbusmenu.GetLayout \
 	int32:0 int32:-1 array:string:; }
 # menu_id PREFIX: the dbusmenu id of the item whose label starts with PREFIX (ids go stale after
 # every menu rebuild, so look them up each time).
 menu_id() { menu_layout | awk -v want="$1" '/struct \{/{s=1;next} s&&/int32 [0-9]+/{id=$2;s=0}
 	/string "label"/{getline; sub(/^[^"]*"/, ""); if (index($0, want) == 1 && !found) found=id} END{print found}'; }
 menu_labels() { menu_layout | awk '/string "label"/{getline; sub(/^[^"]*"/, ""); sub(/"[^"]*$/, ""); print}'; }
+menu_event() { "${DBUS_SEND[@]}" --dest="$BUS" "$MENU" com.canonical.dbusmenu.Event \
+	"int32:$1" string:clicked variant:int32:0 uint32:0 >/dev/null; }
 click() {
 	local id; id=$(menu_id "$1"); [ -n "$id" ] || fail "no tray item labelled '$1' (menu: $(menu_labels | paste -sd '|'))"
-	dbus-send --session --print-reply --dest="$BUS" "$MENU" com.canonical.dbusmenu.Event \
-		"int32:$id" string:clicked variant:int32:0 uint32:0 >/dev/null
+	menu_event "$id" || fail "clicking '$1' (id $id) over D-Bus failed"
+}
+# click_until SECS LABEL CMD...: click the tray item LABEL until CMD holds, looking its id up
+# afresh and clicking again every 2 s: a click on an id that a menu rebuild has just replaced is
+# dropped by the tray (systray logs "no menu item with ID"). Fails after SECS.
+click_until() {
+	local end=$(( $(now_ms) + $1 * 1000 )) label=$2 id; shift 2
+	while :; do
+		id=$(menu_id "$label")
+		[ -n "$id" ] && { menu_event "$id" || true; }
+		wait_for 2 "$@" && return 0
+		[ "$(now_ms)" -lt "$end" ] || return 1
+	done
 }
 # icon_sum: a checksum of the tray icon's pixels (its look: owning, standby or warning).
-icon_sum() { dbus-send --session --print-reply --dest="$BUS" /StatusNotifierItem org.freedesktop.DBus.Properties.Get \
+icon_sum() { "${DBUS_SEND[@]}" --dest="$BUS" /StatusNotifierItem org.freedesktop.DBus.Properties.Get \
 	string:org.kde.StatusNotifierItem string:IconPixmap | sed 1d | md5sum | cut -c1-12; }
 icon_is() { [ "$(icon_sum)" = "$1" ]; }
 icon_is_not() { [ "$(icon_sum)" != "$1" ]; }
 has_label() { menu_labels | grep -- "^$1" >/dev/null; }
 status_line() { menu_labels | awk 'NR==1'; }
-status_json() { "$BIN" status --json 2>/dev/null || true; }   # exits 3/4 without a healthy owner
+status_json() { timeout 10 "$BIN" status --json 2>/dev/null || true; }   # exits 3/4 without a healthy owner
 # owner_field NAME: a field of the current owner from status --json ("" when nobody holds the guard).
 # (status --json is indented: top-level keys at 2 spaces, the owner's at 4; awk only, no jq/python.)
 owner_field() { status_json | awk -v k="\"$1\":" '/^  "held": true/{held=1} /^  "owner": \{/{in_o=1; next}
@@ -72,15 +116,19 @@ role_is() { [ "$(owner_role)" = "$1" ]; }
 chmod 600 "$HOME_DIR/routines.toml"
 
 # 0. No StatusNotifierWatcher on the bus: a --background start must warn and show its window
-#    rather than run invisibly. (Own profile, so it does not touch the main test's.)
+#    rather than run invisibly. (Own profile, so it does not touch the main test's.) SIGTERM
+#    then ends it: it drains, releases and exits by itself.
 NOTRAY_HOME=$(mktemp -d /tmp/routinely-notray.XXXXXX); chmod 700 "$NOTRAY_HOME"
 ROUTINELY_HOME=$NOTRAY_HOME "$BIN" --background >"$OUT/notray.log" 2>&1 & NOTRAY=$!; pids+=($NOTRAY)
-notray_window() { xdotool search --onlyvisible --name '^Routinely$'; }
+notray_window() { "${XDOTOOL[@]}" search --onlyvisible --name '^Routinely$'; }
 wait_for 15 notray_window || { cat "$OUT/notray.log" >&2; fail "no window shown without a tray host"; }
 grep -q 'no system tray.*AppIndicator' "$OUT/notray.log" || fail "no clear warning naming the AppIndicator extension"
 pass "without a tray host: warning logged and window shown"
-kill "$NOTRAY"; wait "$NOTRAY" 2>/dev/null || true; rm -rf "$NOTRAY_HOME"
-wait_for 5 sh -c '! xdotool search --onlyvisible --name "^Routinely$"' || fail "the no-tray app's window did not go away"
+stop_pid "$NOTRAY" 10 || { tail -n 20 "$OUT/notray.log" >&2; fail "the no-tray app did not exit within 10 s of SIGTERM"; }
+grep -q 'desktop app stopped' "$OUT/notray.log" || fail "the no-tray app did not stop cleanly on SIGTERM"
+rm -rf "$NOTRAY_HOME"
+wait_for 5 sh -c '! timeout 5 xdotool search --onlyvisible --name "^Routinely$"' || fail "the no-tray app's window did not go away"
+pass "SIGTERM: the no-tray app stopped cleanly"
 
 # The tray watcher must be up BEFORE the app (else systray never registers).
 status-notifier-watcher >"$OUT/watcher.log" 2>&1 & pids+=($!)
@@ -105,11 +153,10 @@ pass "tray says: $(status_line)"
 ICON_OWNING=$(icon_sum)
 
 # 2. --background showed no window; Open Routinely in the tray menu shows it. Screenshot.
-if xdotool search --onlyvisible --name '^Routinely$' >/dev/null 2>&1; then fail "--background start showed the window"; fi
-click "Open Routinely"
-wait_for 10 xdotool search --onlyvisible --name '^Routinely$' || fail "no window after Open Routinely"
+if notray_window >/dev/null 2>&1; then fail "--background start showed the window"; fi
+click_until 10 "Open Routinely" notray_window || fail "no window after Open Routinely"
 sleep 1.5
-import -window root "$OUT/window.png"; pass "window shown (screenshot window.png)"
+timeout 20 import -window root "$OUT/window.png"; pass "window shown (screenshot window.png)"
 
 # 3. A daemon asks to take over: notification, tray Approve, daemon owns.
 "$BIN" daemon --takeover >"$OUT/daemon.log" 2>&1 & DAEMON=$!; pids+=($DAEMON)
@@ -126,8 +173,9 @@ wait_for 2 icon_is_not "$ICON_OWNING" || fail "the tray icon did not change to i
 ICON_WARNING=$(icon_sum)
 pass "tray icon turned to its warning look"
 sleep 1
-import -window root "$OUT/takeover-prompt.png"; pass "takeover prompt (screenshot takeover-prompt.png)"
-click "Approve takeover"
+timeout 20 import -window root "$OUT/takeover-prompt.png"; pass "takeover prompt (screenshot takeover-prompt.png)"
+no_approve() { ! has_label "Approve takeover"; }
+click_until 10 "Approve takeover" no_approve || fail "the Approve item did not go away after clicking it"
 wait_for 15 role_is daemon || fail "the daemon does not own after approval (status: $(status_json | head -c 400))"
 [ "$(owner_pid)" = "$DAEMON" ] || fail "owner pid $(owner_pid), want the daemon's $DAEMON"
 pass "the daemon owns after approval"
@@ -137,7 +185,28 @@ pass "tray says: $(status_line)"
 icon_is_not "$ICON_OWNING" && icon_is_not "$ICON_WARNING" || fail "the tray icon does not show the standby look"
 pass "tray icon shows the standby look"
 sleep 1
-import -window root "$OUT/standby.png"
+timeout 20 import -window root "$OUT/standby.png"
+
+# 3b. Take back from the tray: the app asks the daemon, whose --on-takeover policy (allow, the
+#     default) hands the routines back; the daemon exits 0 and the app owns again.
+wait_for 3 has_label "Take back" || fail "no Take back item in the tray menu while the daemon owns"
+app_owns() { role_is desktop && [ "$(owner_pid)" = "$APP" ]; }
+click_until 15 "Take back" app_owns || fail "the app does not own after Take back (status: $(status_json | head -c 400))"
+for _ in $(seq 50); do kill -0 "$DAEMON" 2>/dev/null || break; sleep 0.2; done
+kill -0 "$DAEMON" 2>/dev/null && fail "the daemon did not exit within 10 s of handing the routines back"
+rc=0; wait "$DAEMON" || rc=$?
+[ "$rc" = 0 ] || fail "the daemon exited $rc after handing over, want 0 (log: $(tail -n 5 "$OUT/daemon.log"))"
+wait_for 5 has_label "Owner: this app" || fail "tray status line after Take back: $(status_line)"
+wait_for 3 icon_is "$ICON_OWNING" || fail "the tray icon did not return to the owning look after Take back"
+pass "Take back: the daemon handed over (exit 0) and the app owns again"
+
+# 3c. Another daemon takes over (approved in the tray), for the SIGKILL case below.
+"$BIN" daemon --takeover >"$OUT/daemon2.log" 2>&1 & DAEMON=$!; pids+=($DAEMON)
+wait_for 5 has_label "Approve takeover" || fail "no Approve item for the second daemon"
+click_until 10 "Approve takeover" no_approve || fail "the Approve item did not go away after clicking it"
+wait_for 15 role_is daemon || fail "the second daemon does not own after approval"
+[ "$(owner_pid)" = "$DAEMON" ] || fail "owner pid $(owner_pid), want the second daemon's $DAEMON"
+pass "the second daemon owns after approval"
 
 # 4. SIGKILL the daemon: the app takes ownership back by itself within 2 s.
 kill -9 "$DAEMON"; wait "$DAEMON" 2>/dev/null || true
@@ -149,12 +218,19 @@ pass "the app owns again ${took}s after SIGKILL"
 wait_for 3 icon_is "$ICON_OWNING" || fail "the tray icon did not return to the owning look"
 
 # 5. Quit from the tray drains and releases: the app exits and nobody owns.
-click "Quit"
+quitting() { grep -q 'quitting: draining runs' "$OUT/app.log"; }
+click_until 6 "Quit" quitting || fail "the app did not act on Quit"
 for _ in $(seq 50); do kill -0 "$APP" 2>/dev/null || break; sleep 0.2; done
 if kill -0 "$APP" 2>/dev/null; then
 	kill -QUIT "$APP"; sleep 1   # goroutine dump into app.log, for whoever debugs this
 	fail "the app did not exit within 10 s of Quit (goroutine dump in $OUT/app.log)"
 fi
+rc=0; wait "$APP" || rc=$?
+[ "$rc" = 0 ] || fail "the app exited $rc after Quit, want 0"
 if role_is desktop; then fail "the guard is still held after Quit"; fi
-pass "Quit released ownership and exited"
+grep -q 'desktop app stopped' "$OUT/app.log" || fail "the app did not log its clean stop"
+pass "Quit released ownership and exited 0"
+if grep -q "Error in Fyne call thread" "$OUT/app.log" "$OUT/notray.log"; then
+	fail "a UI update ran outside the Fyne UI goroutine: $(grep -h -A1 'Error in Fyne call thread' "$OUT/app.log" "$OUT/notray.log" | head -4)"
+fi
 echo "gui-test: all passed (artifacts in $OUT)"

@@ -1,0 +1,45 @@
+package scheduler
+
+// After a run: failure and recovery alerts without spam, and auto-pause (issue 5).
+
+import (
+	"fmt"
+
+	"github.com/routinely/routinely/scheduler/action"
+)
+
+// afterRun sends the alert the policy asks for and auto-pauses a routine that kept failing.
+func (e *Engine) afterRun(r *Routine, res action.Result) {
+	if title, body, send := e.alerts.Observe(r.Name, res); send && e.opts.Notifier != nil {
+		if err := e.opts.Notifier.Notify(title, body); err != nil {
+			e.log.Warn("notify", "routine", r.Name, "err", err)
+		}
+	}
+	n := r.AutoPauseAfter
+	if n <= 0 || !isFailure(res.Outcome) {
+		return
+	}
+	recent, err := e.j.recentOutcomes(r.Name, n)
+	if err != nil || len(recent) < n {
+		return
+	}
+	for _, o := range recent {
+		if !isFailure(o) {
+			return
+		}
+	}
+	note := fmt.Sprintf("auto-paused after %d consecutive failures", n)
+	if err := e.j.SetPaused(r.Name, note, nil); err != nil {
+		e.log.Error("auto-pause", "routine", r.Name, "err", err)
+		return
+	}
+	e.refreshPauses()
+	e.log.Warn("routine auto-paused", "routine", r.Name, "note", note)
+	if e.opts.Notifier != nil {
+		_ = e.opts.Notifier.Notify("Routine paused: "+r.Name, note+"; resume it when fixed")
+	}
+}
+
+func isFailure(outcome string) bool {
+	return outcome == OutcomeFailed || outcome == OutcomeTimeout || outcome == OutcomeCrashed
+}

@@ -1,0 +1,142 @@
+package scheduler
+
+// Dispatch: a due slot meets the pause, duplicate and overlap checks and starts its run.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// inflight is a run in progress.
+type inflight struct {
+	ev     slotEvent
+	cancel context.CancelCauseFunc
+}
+
+// dispatch handles one slot of routine name: a slot handed to dispatch before → dropped (counted
+// in Duplicates); paused → recorded skipped (paused); another run in flight → the overlap
+// policy; otherwise the run starts in its own goroutine. Run-now requests (trigger manual) are
+// their own slots and skip the first two checks.
+func (e *Engine) dispatch(name string, ev slotEvent) {
+	if !e.gate.Admitting() {
+		return
+	}
+	now := e.clock.Now()
+	e.mu.Lock()
+	p := e.pauseOfLocked(name, now)
+	a := e.routines[name]
+	if a == nil || e.stopping {
+		e.mu.Unlock()
+		return
+	}
+	if ev.trigger != TriggerManual {
+		// The same slot can arrive twice (a catch-up pass after a wake and a timer firing late,
+		// a re-armed timer): the first one handles it. The second must not meet the overlap
+		// policy: recorded `skipped (overlap)` it could win the claim, and under replace it
+		// would cancel the slot's own run.
+		if !ev.slot.After(a.dispatched) {
+			e.mu.Unlock()
+			e.duplicates.Add(1)
+			return
+		}
+		a.dispatched = ev.slot
+		if ev.slot.After(a.lastSlot) {
+			a.lastSlot = ev.slot
+		}
+	}
+	if (p.Paused || a.r.Paused) && ev.trigger != TriggerManual { // a person asking to run now wins
+		e.mu.Unlock()
+		e.record(name, ev, OutcomeSkipped, "paused")
+		return
+	}
+	if a.running != nil {
+		switch a.r.Overlap {
+		case OverlapQueue:
+			if a.pending == nil {
+				a.pending = &ev
+				e.mu.Unlock()
+				return
+			}
+		case OverlapReplace:
+			dropped := a.pending
+			a.pending = &ev
+			a.running.cancel(errReplaced)
+			e.mu.Unlock()
+			if dropped != nil {
+				e.record(name, *dropped, OutcomeSkipped, "overlap")
+			}
+			return
+		}
+		e.mu.Unlock()
+		e.record(name, ev, OutcomeSkipped, "overlap")
+		return
+	}
+	e.startLocked(a, ev)
+	e.mu.Unlock()
+}
+
+// startLocked marks a running and starts the run goroutine. The caller holds e.mu; the run
+// gets the routine as it is now (a config reload may replace a.r while the run is in flight).
+// When the run ends, the slot waiting behind it (overlap queue or replace) starts, or, if the
+// engine is stopping or the routine was removed, is recorded (never silently dropped).
+func (e *Engine) startLocked(a *armed, ev slotEvent) {
+	r := a.r
+	ctx, cancel := context.WithCancelCause(e.runCtx)
+	a.running = &inflight{ev: ev, cancel: cancel}
+	e.runs.Add(1)
+	go func() {
+		defer e.runs.Done()
+		e.execute(ctx, r, ev)
+		cancel(nil)
+		e.mu.Lock()
+		a.running = nil
+		next := a.pending
+		a.pending = nil
+		stopping, removed := e.stopping, e.routines[r.Name] != a
+		if next != nil && !stopping && !removed {
+			e.startLocked(a, *next)
+			next = nil
+		}
+		e.mu.Unlock()
+		if next != nil {
+			e.notStarted(r.Name, *next, nil, removed)
+		}
+	}()
+}
+
+// notStarted records a dispatched slot whose run never started: cancelled while waiting for its
+// jitter (cause errReplaced: a newer slot replaced it), or the engine stopped or the routine was
+// removed before it could start. A run-now request left by a stopping engine stays pending:
+// the next owner serves requests nobody claimed.
+func (e *Engine) notStarted(name string, ev slotEvent, cause error, removed bool) {
+	switch {
+	case errors.Is(cause, errReplaced):
+		e.record(name, ev, OutcomeSkipped, "replaced")
+	case removed && ev.requestID != 0:
+		_ = e.j.answerRequest(ev.requestID, 0, fmt.Sprintf("routine %q was removed from the owner's configuration", name))
+	case removed:
+		e.record(name, ev, OutcomeMissed, "routine removed before the run started")
+	case ev.requestID == 0:
+		e.record(name, ev, OutcomeMissed, "owner stopped before the run started")
+	}
+}
+
+// record claims a slot that will not run (skipped or missed) so it is never run later.
+func (e *Engine) record(name string, ev slotEvent, outcome, reason string) {
+	now := e.clock.Now()
+	id, err := e.j.Claim(claim{Routine: name, Slot: ev.slot, Key: ev.key, Trigger: ev.trigger,
+		Outcome: outcome, Reason: reason, Started: now, LateBy: lateBy(now, ev)})
+	switch {
+	case errors.Is(err, ErrSlotClaimed):
+		e.duplicates.Add(1)
+	case err != nil:
+		e.log.Error("record slot", "routine", name, "slot", ev.slot, "outcome", outcome, "err", err)
+	default:
+		e.log.Debug("slot recorded", "routine", name, "slot", ev.slot, "outcome", outcome, "reason", reason)
+	}
+	if ev.requestID != 0 && err == nil {
+		_ = e.j.answerRequest(ev.requestID, id, "")
+	}
+	e.noteTick()
+}
