@@ -9,19 +9,23 @@ import (
 // (used by `routinely status`/`routines` and the app in standby): schedule in words, next slot
 // (from the persisted anchor, as the owner armed it; none while paused until resumed, the first
 // slot at or after the pause's end when it has one), last run, pause and running flags, and one
-// entry per disabled routine with its validation message. cfg is not modified (the engine's
+// entry per disabled routine with its validation message. j may be nil when no journal exists
+// yet (nothing has owned the profile): then nothing has run. cfg is not modified (the engine's
 // live set is passed here while runs read it). Errors: journal query errors, wrapped.
 func States(cfg *Config, j *Journal, now time.Time) ([]RoutineState, error) {
 	if cfg == nil {
 		return nil, nil
 	}
-	anchors, err := j.anchors(cfg)
-	if err != nil {
-		return nil, err
-	}
-	pauses, err := j.pauses(now)
-	if err != nil {
-		return nil, err
+	var anchors map[string]time.Time
+	var pauses map[string]pause
+	if j != nil { // nil: no journal yet, nothing has owned this profile
+		var err error
+		if anchors, err = j.anchors(cfg); err != nil {
+			return nil, err
+		}
+		if pauses, err = j.pauses(now); err != nil {
+			return nil, err
+		}
 	}
 	out := make([]RoutineState, 0, len(cfg.Routines))
 	for _, r := range cfg.Routines {
@@ -63,6 +67,9 @@ func routineState(r *Routine, j *Journal, pauses map[string]pause, now time.Time
 		if next, _ := Preview(r, from, 1); len(next) == 1 {
 			st.Next = &next[0]
 		}
+	}
+	if j == nil {
+		return st, nil
 	}
 	runs, err := j.History(r.Name, 1)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/routinely/routinely/app/paths"
 	"github.com/routinely/routinely/scheduler"
@@ -109,13 +108,18 @@ func (e *env) requestJournal(name string) (r *scheduler.Routine, j *scheduler.Jo
 	return r, j, err
 }
 
-// openJournal opens the profile's journal for reading. It returns (nil, nil) when the journal
-// does not exist yet (nothing has ever owned this profile): looking never creates it.
+// openJournal opens the profile's journal read-only, for observers. It returns (nil, nil) when
+// the journal does not exist yet (nothing has ever owned this profile): looking never creates
+// or migrates it. Errors: the journal's, wrapped.
 func openJournal(p paths.Paths) (*scheduler.Journal, error) {
-	if _, err := os.Stat(p.Journal); errors.Is(err, fs.ErrNotExist) {
+	j, err := scheduler.OpenJournalReadOnly(p.Journal)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	return openJournalCreate(p)
+	if err != nil {
+		return nil, fmt.Errorf("open journal %s: %w", p.Journal, err)
+	}
+	return j, nil
 }
 
 // openJournalCreate opens the journal, creating and migrating it if needed (SQLite makes that
@@ -130,26 +134,16 @@ func openJournalCreate(p paths.Paths) (*scheduler.Journal, error) {
 }
 
 // routineStates returns what observers show for each routine of cfg at e.now(), from the
-// profile's journal. With no journal yet it computes them against an empty journal in a private
-// temporary directory, removed before returning, so that status and routines never create
-// journal.db in the profile (the scheduler computes states from a journal only). Errors: the
+// profile's journal, opened read-only (with no journal yet, nothing has run). Errors: the
 // journal's, wrapped.
 func routineStates(e *env, p paths.Paths, cfg *scheduler.Config) ([]scheduler.RoutineState, error) {
 	j, err := openJournal(p)
 	if err != nil {
 		return nil, err
 	}
-	if j == nil {
-		tmp, err := os.MkdirTemp("", "routinely-observer-")
-		if err != nil {
-			return nil, fmt.Errorf("routine states: %w", err)
-		}
-		defer os.RemoveAll(tmp)
-		if j, err = openJournalCreate(paths.Paths{Journal: filepath.Join(tmp, "journal.db")}); err != nil {
-			return nil, err
-		}
+	if j != nil {
+		defer j.Close()
 	}
-	defer j.Close()
 	states, err := scheduler.States(cfg, j, e.now())
 	if err != nil {
 		return nil, fmt.Errorf("routine states: %w", err)
