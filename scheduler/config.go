@@ -45,7 +45,8 @@ func parseConfig(file string, data []byte) (*Config, error) {
 		}
 		return nil, &ConfigError{Problem: p, Err: err}
 	}
-	v := &validator{file: file, base: filepath.Base(file), positions: keyPositions(data)}
+	v := &validator{file: file, base: filepath.Base(file), positions: keyPositions(data),
+		local: currentSystemZone(systemZones)}
 	cfg := &Config{Path: file}
 
 	keys := sortedKeys(doc)

@@ -66,6 +66,10 @@ type Engine struct {
 	due, dueAt time.Time // cached earliest next slot and when (real time) it was computed
 
 	duplicates atomic.Int64 // slots dropped as handled already (see Duplicates)
+
+	zones  zoneSource // the system time zone (tests substitute a fake)
+	zoneMu sync.Mutex // serializes reading the zone and applying a config in it
+	zone   zone       // the system zone the running set follows (under mu)
 }
 
 // NewEngine builds an engine; it does not start anything. Errors: a missing Journal or Gate.
@@ -87,7 +91,7 @@ func NewEngine(opts EngineOptions) (*Engine, error) {
 		alerts:        action.NewAlerts(nil),
 		lateTolerance: 2 * time.Second, pollEvery: 500 * time.Millisecond, wakeEvery: 5 * time.Second,
 		routines: map[string]*armed{}, taken: map[int64]bool{}, bgStop: make(chan struct{}),
-		jitter: rand.N[time.Duration],
+		jitter: rand.N[time.Duration], zones: systemZones,
 	}
 	e.runCtx, e.cancelRun = context.WithCancel(context.Background())
 	deps := action.Deps{Notifier: opts.Notifier, Snapshots: opts.Journal, UserAgent: opts.UserAgent}
@@ -138,7 +142,7 @@ func (e *Engine) Start(ctx context.Context) error {
 	// after arming 10,000 routines.
 	e.refreshPauses()
 	s.Start()
-	if err := e.apply(cfg); err != nil {
+	if err := e.applyInZone(cfg); err != nil {
 		_ = s.Shutdown()
 		e.mu.Lock()
 		e.stopping = true // a failed Start leaves nothing running; Stop is then a no-op

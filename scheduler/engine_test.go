@@ -223,7 +223,8 @@ func TestTimerFiringEarlyRunsItsSlot(t *testing.T) {
 	})
 	h.clock.Advance(100 * time.Millisecond) // 09:00
 	<-done
-	eventually(t, "the 09:00 run", func() bool { return len(h.act.runs()) == 1 })
+	// idle: the action returned and its end is recorded (runs() alone races the Finish).
+	eventually(t, "the 09:00 run", func() bool { return len(h.act.runs()) == 1 && h.e.idle() })
 	runs := runsOf(t, h.j, "daily")
 	if len(runs) != 1 || runs[0].Outcome != OutcomeSuccess || !runs[0].Slot.Equal(start.Add(time.Hour)) ||
 		runs[0].Trigger != TriggerSchedule || runs[0].Started.Before(runs[0].Slot) {

@@ -119,6 +119,8 @@ type harness struct {
 	notes *recordingNotifier
 	// logger, when set before start, receives the engine's log (default: discarded).
 	logger *slog.Logger
+	// zones, when set before start, is the engine's system time zone (default: the machine's).
+	zones zoneSource
 }
 
 // syncBuffer is a bytes.Buffer safe for a logger and a test reading it at once.
@@ -184,6 +186,9 @@ func (h *harness) start() *Engine {
 		h.t.Fatal(err)
 	}
 	e.newAction = func(*Routine) (action.Action, error) { return h.act, nil }
+	if h.zones != nil {
+		e.zones = h.zones
+	}
 	if err := e.Start(context.Background()); err != nil {
 		h.t.Fatal(err)
 	}

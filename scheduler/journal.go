@@ -44,8 +44,14 @@ type Journal struct {
 // timeout and synchronous=FULL so a recorded claim survives a crash of the owner. Errors: the
 // open, pragma or migration error, wrapped.
 func OpenJournal(path string) (*Journal, error) {
+	return openJournalBusy(path, 5*time.Second)
+}
+
+// openJournalBusy is OpenJournal with the time SQLite waits for another process's write lock
+// before failing with SQLITE_BUSY (tests shorten it to provoke that failure quickly).
+func openJournalBusy(path string, busy time.Duration) (*Journal, error) {
 	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(5000)")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(FULL)")
 	q.Add("_txlock", "immediate")

@@ -31,8 +31,11 @@ type Routine struct {
 	Every    time.Duration  // KindEvery: the interval (>= 1 s)
 	At       []string       // KindAt: "HH:MM" wall times
 	Days     []time.Weekday // KindAt: empty means every day
-	Timezone string         // IANA name or "Local"
+	Timezone string         // IANA name; for the system zone its name when known, else "Local"
 	Location *time.Location
+	// systemZone: no timezone key (or "Local"): the routine follows the system zone, and
+	// Timezone/Location are that zone's, re-read when it changes (zone.go).
+	systemZone bool
 
 	Jitter        time.Duration
 	Timeout       time.Duration

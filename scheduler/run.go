@@ -76,7 +76,7 @@ func (e *Engine) execute(ctx context.Context, r *Routine, ev slotEvent) {
 		res.Outcome, reason = OutcomeInterrupted, "shutdown"
 	}
 	finished := e.clock.Now()
-	if err := e.j.Finish(id, finish{Outcome: res.Outcome, Reason: reason, Started: started, LateBy: lateBy(started, ev),
+	if err := e.finishWithRetry(r.Name, id, finish{Outcome: res.Outcome, Reason: reason, Started: started, LateBy: lateBy(started, ev),
 		Finished: finished, ExitCode: res.ExitCode, Attempts: res.Attempts, Summary: res.Summary, Output: res.Output}); err != nil {
 		e.log.Error("record run", "routine", r.Name, "run", id, "err", err)
 		return

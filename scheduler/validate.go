@@ -35,6 +35,7 @@ type validator struct {
 	base      string
 	positions map[string]pos
 	problems  []Problem
+	local     zone // the system zone, for routines without a timezone (read once per file)
 }
 
 // problem records a finding at the key path (or its closest known parent).
@@ -105,7 +106,7 @@ func (v *validator) routine(path string, tab, defaults map[string]any) *Routine 
 	p := v.posOf(path)
 	r := &Routine{Line: p.Line, Col: p.Col, Timeout: DefaultTimeout, Overlap: OverlapSkip,
 		CatchUp: CatchUpOnce, CatchUpWindow: DefaultCatchUpWindow, AutoPauseAfter: DefaultAutoPauseAfter,
-		KeepRuns: DefaultKeepRuns, Timezone: "Local", Location: time.Local}
+		KeepRuns: DefaultKeepRuns, Timezone: v.local.name, Location: v.local.loc, systemZone: true}
 	name, _ := tab["name"].(string)
 	r.Name = name
 	if _, ok := tab["name"]; !ok {
@@ -178,7 +179,7 @@ func (v *validator) routine(path string, tab, defaults map[string]any) *Routine 
 		if err != nil {
 			bad("timezone", "unknown time zone %q", tz)
 		} else {
-			r.Timezone, r.Location = tz, loc
+			r.Timezone, r.Location, r.systemZone = tz, loc, false
 		}
 	}
 	dur("jitter", 0, &r.Jitter)

@@ -50,7 +50,8 @@ func (d *jumpDetector) observe(wall time.Time, mono time.Duration) (skew time.Du
 // watchWake compares wall and monotonic time every wakeEvery (≤ 15 s) and, on a wake or clock
 // jump, re-arms every routine to its correct wall time and runs the catch-up pass. Runs in
 // flight are not cancelled: re-arming replaces gocron jobs, not runs. A backward jump never
-// re-fires a claimed slot (the journal refuses the claim).
+// re-fires a claimed slot (the journal refuses the claim). Each tick also re-reads the system
+// time zone (checkZone, zonewatch.go).
 func (e *Engine) watchWake(stop <-chan struct{}) {
 	c := e.opts.WakeClock
 	if rc, ok := c.(realWallMono); ok {
@@ -69,6 +70,9 @@ func (e *Engine) watchWake(stop <-chan struct{}) {
 				e.log.Info("wake or clock jump detected; re-arming and catching up", "skew", skew)
 				e.onWake()
 			}
+			// The same tick re-reads the system time zone: a cheap link read, and no
+			// watcher of /etc that would wake for every unrelated file there.
+			e.checkZone()
 		}
 	}
 }

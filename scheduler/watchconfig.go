@@ -82,7 +82,7 @@ func (e *Engine) Reload() {
 	if stopping {
 		return
 	}
-	if err := e.apply(cfg); err != nil {
+	if err := e.applyInZone(cfg); err != nil {
 		e.log.Error("apply routines.toml", "err", err)
 		return
 	}

@@ -7,6 +7,8 @@ import "runtime"
 // for an entry that starts another binary, how to point it here.
 func (s Status) Hint() string { return hintFor(runtime.GOOS, s) }
 
+// hintFor is Hint for the operating system goos (a runtime.GOOS value), so every OS's wording
+// is tested anywhere.
 func hintFor(goos string, s Status) string {
 	switch {
 	case s.State == DisabledByUser && goos == "windows":

@@ -2,75 +2,13 @@ package autostart
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"howett.net/plist"
 )
-
-// agentPlist is the LaunchAgent we write; keys and meanings from launchd.plist(5). There is no
-// KeepAlive: a Quit from the tray must stay quit until the next login.
-type agentPlist struct {
-	Label                  string   `plist:"Label"`
-	ProgramArguments       []string `plist:"ProgramArguments"`
-	RunAtLoad              bool     `plist:"RunAtLoad"`
-	LimitLoadToSessionType string   `plist:"LimitLoadToSessionType"` // Aqua: only in a GUI login
-	ProcessType            string   `plist:"ProcessType"`            // Interactive: app-like limits
-}
-
-// agentOnDisk is what we read back from any LaunchAgent file, ours or edited by hand.
-type agentOnDisk struct {
-	Label            string   `plist:"Label"`
-	Program          string   `plist:"Program"`
-	ProgramArguments []string `plist:"ProgramArguments"`
-	// Disabled (launchd.plist(5): "tells launchctl that it should not submit this job") is how
-	// a user or a cleanup tool turns the agent off inside the file.
-	Disabled bool `plist:"Disabled"`
-}
-
-// renderLaunchAgent returns the XML plist (launchd.plist(5)) that starts target with
-// --background at login. The encoder does the XML escaping of &, <, > and quotes.
-func renderLaunchAgent(target string) ([]byte, error) {
-	if strings.ContainsRune(target, 0) {
-		return nil, fmt.Errorf("%w: NUL byte in %q", ErrUnrepresentable, target)
-	}
-	out, err := plist.MarshalIndent(agentPlist{
-		Label:                  AppID,
-		ProgramArguments:       []string{target, BackgroundFlag},
-		RunAtLoad:              true,
-		LimitLoadToSessionType: "Aqua",
-		ProcessType:            "Interactive",
-	}, plist.XMLFormat, "\t")
-	if err != nil {
-		return nil, fmt.Errorf("autostart: encode LaunchAgent: %w", err)
-	}
-	return out, nil
-}
-
-// parseLaunchAgent decodes a LaunchAgent plist in any format launchd accepts.
-func parseLaunchAgent(data []byte) (agentOnDisk, error) {
-	var a agentOnDisk
-	if _, err := plist.Unmarshal(data, &a); err != nil {
-		return a, fmt.Errorf("%w: %w", ErrMalformed, err)
-	}
-	return a, nil
-}
-
-// target is the program launchd starts: Program if set, else ProgramArguments[0]
-// (launchd.plist(5), "Program" and "ProgramArguments").
-func (a agentOnDisk) target() string {
-	if a.Program != "" {
-		return a.Program
-	}
-	if len(a.ProgramArguments) > 0 {
-		return a.ProgramArguments[0]
-	}
-	return ""
-}
 
 // launchAgentBackend is the macOS login item: ~/Library/LaunchAgents/io.routinely.app.plist.
 type launchAgentBackend struct {
@@ -85,16 +23,21 @@ type launchAgentBackend struct {
 // switch.
 func NewLaunchAgent(dir string) Manager { return Manager{b: launchAgentBackend{dir: dir}} }
 
-func (l launchAgentBackend) path() (string, error) {
+// file returns the agent ~/Library/LaunchAgents/io.routinely.app.plist (or in l.dir); a stale
+// copy is any other .plist there whose Label is ours. The error says there is no home directory.
+func (l launchAgentBackend) file() (entryFile, error) {
 	dir := l.dir
 	if dir == "" {
 		home, err := os.UserHomeDir()
 		if err != nil {
-			return "", fmt.Errorf("autostart: no home directory: %w", err)
+			return entryFile{}, fmt.Errorf("autostart: no home directory: %w", err)
 		}
 		dir = filepath.Join(home, "Library", "LaunchAgents")
 	}
-	return filepath.Join(dir, AppID+".plist"), nil
+	return entryFile{path: filepath.Join(dir, AppID+".plist"), kind: "agents", isOurs: func(data []byte) bool {
+		a, err := parseLaunchAgent(data)
+		return err == nil && a.Label == AppID
+	}}, nil
 }
 
 // resolve prefers the .app bundle's executable: started through a symlink or a helper inside
@@ -113,7 +56,7 @@ func (l launchAgentBackend) resolve(exe string) (string, error) {
 func (l launchAgentBackend) samePath(a, b string) bool { return sameFilePath(a, b) }
 
 func (l launchAgentBackend) write(target string) error {
-	p, err := l.path()
+	f, err := l.file()
 	if err != nil {
 		return err
 	}
@@ -121,78 +64,38 @@ func (l launchAgentBackend) write(target string) error {
 	if err != nil {
 		return err
 	}
-	// launchd ignores agents writable by others; 0644 is what launchctl expects.
-	if err := writeIfChanged(p, data, 0o644); err != nil {
-		return err
-	}
-	return l.removeStale(p)
+	return f.install(data)
 }
 
 func (l launchAgentBackend) remove() error {
-	p, err := l.path()
+	f, err := l.file()
 	if err != nil {
 		return err
 	}
-	if err := removeIfExists(p); err != nil {
-		return err
-	}
-	return l.removeStale(p)
+	return f.uninstall()
 }
 
-// removeStale deletes other plists whose Label is ours: launchd refuses a second job with the
-// same label, and the old one may start a moved binary.
-func (l launchAgentBackend) removeStale(keep string) error {
-	matches, err := filepath.Glob(filepath.Join(filepath.Dir(keep), "*.plist"))
-	if err != nil {
-		return fmt.Errorf("autostart: list agents: %w", err)
-	}
-	for _, m := range matches {
-		if m == keep {
-			continue
-		}
-		data, err := os.ReadFile(m)
-		if err != nil {
-			continue
-		}
-		if a, err := parseLaunchAgent(data); err != nil || a.Label != AppID {
-			continue
-		}
-		if err := removeIfExists(m); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
+// read reports the agent: Program or ProgramArguments[0] as target, DisabledByUser for
+// Disabled=true in the file or, when the file says Enabled, for the user's switch in launchd.
+// A launchctl error is returned with the file's state.
 func (l launchAgentBackend) read() (Status, error) {
-	p, err := l.path()
+	f, err := l.file()
 	if err != nil {
 		return Status{State: Disabled}, err
 	}
-	st := Status{State: Disabled, Location: p}
-	data, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return st, nil
+	st, err := f.status(func(data []byte) (string, bool, error) {
+		a, err := parseLaunchAgent(data)
+		return a.target(), a.Disabled, err
+	})
+	if err != nil || st.State != Enabled || l.userDisabled == nil {
+		return st, err
 	}
+	off, err := l.userDisabled(AppID)
 	if err != nil {
-		return st, fmt.Errorf("autostart: read %s: %w", p, err)
+		return st, err
 	}
-	a, err := parseLaunchAgent(data)
-	if err != nil {
-		return st, fmt.Errorf("autostart: %s: %w", p, err)
-	}
-	st.State, st.Target = Enabled, a.target()
-	if a.Disabled {
+	if off {
 		st.State = DisabledByUser
-	}
-	if l.userDisabled != nil && st.State == Enabled {
-		off, err := l.userDisabled(AppID)
-		if err != nil {
-			return st, err
-		}
-		if off {
-			st.State = DisabledByUser
-		}
 	}
 	return st, nil
 }

@@ -31,6 +31,7 @@ type Manager struct {
 	b backend
 }
 
+// backend returns m's backend, or the operating system's for the zero Manager.
 func (m Manager) backend() backend {
 	if m.b == nil {
 		return Default().b
@@ -84,6 +85,8 @@ func (m Manager) Refresh(exe string) (Status, error) {
 	return m.Enable(exe)
 }
 
+// status reads the login item and sets PointsHere when it starts target (a resolved path).
+// On a read error it returns what the backend could tell, with the error.
 func (m Manager) status(target string) (Status, error) {
 	b := m.backend()
 	st, err := b.read()
@@ -95,7 +98,8 @@ func (m Manager) status(target string) (Status, error) {
 }
 
 // resolveExe returns exe as an absolute path with every symlink resolved, so the entry keeps
-// working when a symlink (e.g. ~/bin/routinely) is changed or removed.
+// working when a symlink (e.g. ~/bin/routinely) is changed or removed. Errors wrap
+// ErrExecutable: an empty path, a missing file, or one that is not a regular file.
 func resolveExe(exe string) (string, error) {
 	if exe == "" {
 		return "", fmt.Errorf("%w: empty path", ErrExecutable)
@@ -118,6 +122,7 @@ func resolveExe(exe string) (string, error) {
 	return real, nil
 }
 
+// cleanAbs returns p made absolute, or only cleaned when the working directory is unknown.
 func cleanAbs(p string) string {
 	if abs, err := filepath.Abs(p); err == nil {
 		return abs

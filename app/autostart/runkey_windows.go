@@ -27,6 +27,7 @@ func NewRunKey(runPath, approvedPath string) Manager {
 // Default is the Run value under HKCU\Software\Microsoft\Windows\CurrentVersion\Run.
 func Default() Manager { return NewRunKey(runKeyPath, approvedKeyPath) }
 
+// location names our Run value for Status and errors: HKCU\<runPath>\Routinely.
 func (r runKeyBackend) location() string { return `HKCU\` + r.runPath + `\` + RunValueName }
 
 func (r runKeyBackend) resolve(exe string) (string, error) { return resolveExe(exe) }

@@ -1,9 +1,7 @@
 package autostart
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -32,23 +30,21 @@ func xdgConfigHome() (string, error) {
 	return filepath.Join(home, ".config"), nil
 }
 
-func (x xdgBackend) dir() (string, error) {
+// file returns the entry configHome/autostart/io.routinely.app.desktop (configHome "" means
+// xdgConfigHome, whose error it returns); a stale copy is any other .desktop file there carrying
+// our marker key.
+func (x xdgBackend) file() (entryFile, error) {
 	home := x.configHome
 	if home == "" {
 		var err error
 		if home, err = xdgConfigHome(); err != nil {
-			return "", err
+			return entryFile{}, err
 		}
 	}
-	return filepath.Join(home, "autostart"), nil
-}
-
-func (x xdgBackend) path() (string, error) {
-	dir, err := x.dir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(dir, AppID+".desktop"), nil
+	return entryFile{path: filepath.Join(home, "autostart", AppID+".desktop"), kind: "entries", isOurs: func(data []byte) bool {
+		e, err := parseDesktopEntry(string(data))
+		return err == nil && e[entryKeyMarker] == AppID
+	}}, nil
 }
 
 func (x xdgBackend) resolve(exe string) (string, error) { return resolveExe(exe) }
@@ -56,7 +52,7 @@ func (x xdgBackend) resolve(exe string) (string, error) { return resolveExe(exe)
 func (x xdgBackend) samePath(a, b string) bool { return sameFilePath(a, b) }
 
 func (x xdgBackend) write(target string) error {
-	p, err := x.path()
+	f, err := x.file()
 	if err != nil {
 		return err
 	}
@@ -64,89 +60,30 @@ func (x xdgBackend) write(target string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeIfChanged(p, []byte(text), 0o644); err != nil {
-		return err
-	}
-	return x.removeStale(p)
+	return f.install([]byte(text))
 }
 
 func (x xdgBackend) remove() error {
-	p, err := x.path()
+	f, err := x.file()
 	if err != nil {
 		return err
 	}
-	if err := removeIfExists(p); err != nil {
-		return err
-	}
-	return x.removeStale(p)
+	return f.uninstall()
 }
 
-// removeStale deletes other entries in the autostart directory that carry our marker key: left
-// by an older file name or copied by hand, they would start a second instance at login.
-func (x xdgBackend) removeStale(keep string) error {
-	matches, err := filepath.Glob(filepath.Join(filepath.Dir(keep), "*.desktop"))
-	if err != nil {
-		return fmt.Errorf("autostart: list entries: %w", err)
-	}
-	for _, m := range matches {
-		if m == keep {
-			continue
-		}
-		data, err := os.ReadFile(m)
-		if err != nil {
-			continue // not ours to worry about
-		}
-		e, err := parseDesktopEntry(string(data))
-		if err != nil || e[entryKeyMarker] != AppID {
-			continue
-		}
-		if err := removeIfExists(m); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
+// read reports the entry: the first Exec argument as target, DisabledByUser for Hidden=true or
+// X-GNOME-Autostart-enabled=false.
 func (x xdgBackend) read() (Status, error) {
-	p, err := x.path()
+	f, err := x.file()
 	if err != nil {
 		return Status{State: Disabled}, err
 	}
-	st := Status{State: Disabled, Location: p}
-	data, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return st, nil
-	}
-	if err != nil {
-		return st, fmt.Errorf("autostart: read %s: %w", p, err)
-	}
-	e, err := parseDesktopEntry(string(data))
-	if err != nil {
-		return st, fmt.Errorf("autostart: %s: %w", p, err)
-	}
-	if st.Target, err = e.target(); err != nil {
-		return st, fmt.Errorf("autostart: %s: %w", p, err)
-	}
-	st.State = Enabled
-	if e.hiddenByUser() {
-		st.State = DisabledByUser
-	}
-	return st, nil
-}
-
-// sameFilePath says whether a and b name the same executable: equal paths, or the same file on
-// disk (an entry written by hand may name a symlink to the binary).
-func sameFilePath(a, b string) bool {
-	if filepath.Clean(a) == filepath.Clean(b) {
-		return true
-	}
-	fa, err := os.Stat(a)
-	if err != nil {
-		return false
-	}
-	fb, err := os.Stat(b)
-	if err != nil {
-		return false
-	}
-	return os.SameFile(fa, fb)
+	return f.status(func(data []byte) (string, bool, error) {
+		e, err := parseDesktopEntry(string(data))
+		if err != nil {
+			return "", false, err
+		}
+		target, err := e.target()
+		return target, e.hiddenByUser(), err
+	})
 }

@@ -28,7 +28,7 @@ const appID = autostart.AppID
 // ownership released), for Fyne's Run to return before it exits by itself. Fyne v2.7.1 can lose
 // its OnStopped lifecycle event at shutdown: the event goroutine hands it to the main loop with
 // runOnMainWithWait just after the loop's last drain of its function queue, waits forever for
-// it, and Run blocks for good in Lifecycle.WaitForEvents (seen about once in 20 runs of
+// it, and Run blocks for good in Lifecycle.WaitForEvents (seen once in 15 to 50 runs of
 // gui-test.sh; goroutine dump: main in WaitForEvents, the lifecycle goroutine in
 // runOnMainWithWait). The loop itself has ended by then (windows destroyed, tray removed), so
 // there is nothing left to wait for.

@@ -44,7 +44,7 @@ func (s State) ownerRecord() *ownership.Record {
 	return s.Owner.Record
 }
 
-// AllPaused reports whether every routine is paused (the tray then offers only Resume all).
+// AllPaused reports whether every routine is paused (the tray's Pause all is then disabled).
 func (s State) AllPaused() bool {
 	if len(s.Routines) == 0 {
 		return false
@@ -55,6 +55,16 @@ func (s State) AllPaused() bool {
 		}
 	}
 	return true
+}
+
+// AnyPaused reports whether some routine is paused (the tray's Resume all has something to do).
+func (s State) AnyPaused() bool {
+	for _, r := range s.Routines {
+		if r.Paused {
+			return true
+		}
+	}
+	return false
 }
 
 // Warning reports whether the tray should show its warning look: a pending takeover, a wedge

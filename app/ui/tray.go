@@ -68,8 +68,8 @@ func NewTrayMenu(a Actions, onError func(error)) *TrayMenu {
 func (t *TrayMenu) Update(s State) bool {
 	t.status.Label = OwnerLine(s)
 	t.auto.Checked = s.AutoStart
-	t.pause.Disabled = len(s.Routines) == 0
-	t.resume.Disabled = len(s.Routines) == 0
+	t.pause.Disabled = len(s.Routines) == 0 || s.AllPaused()
+	t.resume.Disabled = !s.AnyPaused()
 	t.updateRunNow(s)
 	items := []*fyne.MenuItem{t.status, fyne.NewMenuItemSeparator(), t.open, t.runNow, t.pause, t.resume}
 	t.pending = ""

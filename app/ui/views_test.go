@@ -318,3 +318,28 @@ func TestHistoryIgnoresAnAnswerForAnEarlierChoice(t *testing.T) {
 		t.Errorf("history shows %s's runs while page-watch is chosen", shown)
 	}
 }
+
+// Pause all is disabled once everything is paused, Resume all while nothing is.
+func TestTrayPauseResumeFollowThePausedRoutines(t *testing.T) {
+	test.NewTempApp(t)
+	m := NewTrayMenu(&recorder{}, nil)
+	s := standbyState() // heartbeat is paused, the others run
+	m.Update(s)
+	if m.Item(LabelPauseAll).Disabled || m.Item(LabelResumeAll).Disabled {
+		t.Errorf("some paused: pause all disabled %t, resume all disabled %t", m.Item(LabelPauseAll).Disabled, m.Item(LabelResumeAll).Disabled)
+	}
+	for i := range s.Routines {
+		s.Routines[i].Paused = false
+	}
+	m.Update(s)
+	if m.Item(LabelPauseAll).Disabled || !m.Item(LabelResumeAll).Disabled {
+		t.Error("none paused: want Pause all enabled and Resume all disabled")
+	}
+	for i := range s.Routines {
+		s.Routines[i].Paused = true
+	}
+	m.Update(s)
+	if !m.Item(LabelPauseAll).Disabled || m.Item(LabelResumeAll).Disabled {
+		t.Error("all paused: want Pause all disabled and Resume all enabled")
+	}
+}

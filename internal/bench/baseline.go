@@ -25,6 +25,7 @@ const helperEnv = "ROUTINELY_BENCH_HELPER"
 // pollInterval is the standby's guard poll period in the ownership protocol (DESIGN.md §3).
 const pollInterval = 50 * time.Millisecond
 
+// monoNow reads CLOCK_MONOTONIC in ns, comparable with the daemons' logged mono_ns.
 func monoNow() int64 { return torture.MonoNow() }
 
 // phase is seeded so runs are comparable; the seed does not need printing (it only spreads
@@ -67,6 +68,7 @@ func runHelper() bool {
 
 // flockBaseline is the same measurement with nothing but a gofrs/flock TryLock poll loop at the
 // protocol's 50 ms period: a holder process is SIGKILLed, a poller process reports when it locks.
+// It returns the SIGKILL → locked times of trials trials in ms, or the first helper's failure.
 func flockBaseline(root string, trials int) (Stat, error) {
 	self, err := os.Executable()
 	if err != nil {
@@ -99,7 +101,9 @@ func flockBaseline(root string, trials int) (Stat, error) {
 	return Summarize(ms), nil
 }
 
-// helper starts this program in a helper mode and waits for its first line to be ready.
+// helper starts self (this program) in a helper mode and waits for its first line to be ready.
+// It returns the running command and the reader of its further output; on a wrong first line
+// the helper is killed and the error quotes what it said.
 func helper(self, mode, ready string) (*exec.Cmd, *bufio.Reader, error) {
 	cmd := exec.Command(self)
 	cmd.Env = append(os.Environ(), helperEnv+"="+mode)

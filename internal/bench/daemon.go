@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -41,6 +42,41 @@ func (h *Home) Daemon(args ...string) (*torture.Proc, error) {
 		h.procs = append(h.procs, p)
 	}
 	return p, err
+}
+
+// StartOwner starts a daemon with args (see Daemon) and waits up to 10 s until it owns the
+// home. The error is the start's, or WaitOwner's (the daemon exited, or never owned).
+func (h *Home) StartOwner(args ...string) (*torture.Proc, error) {
+	p, err := h.Daemon(args...)
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := h.WaitOwner(p, 10*time.Second); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// StopDaemon sends p SIGTERM and waits up to timeout for it to drain and exit; the error says
+// it did not (it is then left for Close to SIGKILL).
+func StopDaemon(p *torture.Proc, timeout time.Duration) error {
+	p.Term()
+	if !p.WaitExit(timeout) {
+		return fmt.Errorf("daemon pid %d did not exit after SIGTERM", p.PID())
+	}
+	return nil
+}
+
+// TimeCommand runs `routinely --home STATE ARGS...` once and returns its wall-clock time from
+// launch to exit, in ms. A failed command's error quotes ARGS, the exit error and its output.
+func (h *Home) TimeCommand(args ...string) (ms float64, err error) {
+	start := time.Now()
+	out, err := exec.Command(h.Bin, append([]string{"--home", h.State}, args...)...).CombinedOutput()
+	d := time.Since(start)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	return float64(d) / 1e6, nil
 }
 
 // Close ends every daemon still running (SIGKILL: nothing is measured any more).
@@ -103,21 +139,29 @@ func WaitLog(p *torture.Proc, s string, timeout time.Duration) error {
 	return fmt.Errorf("daemon pid %d: no %q within %v: %s", p.PID(), s, timeout, tail(p.LogPath))
 }
 
-// tail returns the last lines of a log, for error messages.
+// tail returns the last 4 lines of the log at path joined by " / ", for error messages ("" when
+// it cannot be read).
 func tail(path string) string {
 	b, _ := os.ReadFile(path)
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) > 4 {
-		lines = lines[len(lines)-4:]
-	}
-	return strings.Join(lines, " / ")
+	return lastLines(b, 4)
 }
 
-// hourly returns a routines.toml of n routines due once an hour (nothing fires while measuring).
-func hourly(n int) string {
+// routinesEvery returns a routines.toml of n routines named routineName(prefix, i), each due
+// every period (a TOML duration such as "1s") and running /bin/true.
+func routinesEvery(prefix, period string, n int) string {
 	var b strings.Builder
 	for i := 0; i < n; i++ {
-		fmt.Fprintf(&b, "[[routine]]\nname = \"idle-%03d\"\nevery = \"1h\"\nrun = [\"/bin/true\"]\n\n", i)
+		fmt.Fprintf(&b, "[[routine]]\nname = %q\nevery = %q\nrun = [\"/bin/true\"]\n\n", routineName(prefix, i), period)
 	}
 	return b.String()
 }
+
+// routineName is the name routinesEvery gives the i-th routine: "PREFIX-007".
+func routineName(prefix string, i int) string { return fmt.Sprintf("%s-%03d", prefix, i) }
+
+// idlePrefix names the routines of hourly.
+const idlePrefix = "idle"
+
+// hourly returns a routines.toml of n routines idle-000… due once an hour (nothing fires while
+// measuring).
+func hourly(n int) string { return routinesEvery(idlePrefix, "1h", n) }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -20,36 +19,24 @@ func FireLateness(bin, root string, window time.Duration) Figure {
 	f := Figure{Name: fmt.Sprintf("fire lateness, 100 routines every 1 s for %v", window), Unit: "ms",
 		Goal: "p99 ≤ 10 ms, ratio ≤ 1.5", Met: func(f Figure) bool { return f.Value.P99 <= 10 && f.Ratio() <= 1.5 },
 		Note: "real daemon, journal late_by; each run starts /bin/true"}
-	var b strings.Builder
-	for i := 0; i < 100; i++ {
-		fmt.Fprintf(&b, "[[routine]]\nname = \"tick-%03d\"\nevery = \"1s\"\nrun = [\"/bin/true\"]\n\n", i)
-	}
-	h, err := NewHome(bin, root, "lateness", b.String())
+	h, err := NewHome(bin, root, "lateness", routinesEvery("tick", "1s", 100))
 	if err != nil {
-		f.Err = err
-		return f
+		return f.failed(err)
 	}
 	defer h.Close()
-	d, err := h.Daemon()
-	if err == nil {
-		_, _, err = h.WaitOwner(d, 10*time.Second)
-	}
+	d, err := h.StartOwner()
 	if err != nil {
-		f.Err = err
-		return f
+		return f.failed(err)
 	}
 	from := time.Now().Add(2 * time.Second) // past start-up and the first catch-up pass
 	time.Sleep(window + 2*time.Second)
 	to := time.Now().Add(-time.Second)
-	d.Term()
-	if !d.WaitExit(30 * time.Second) {
-		f.Err = fmt.Errorf("daemon did not exit after SIGTERM")
-		return f
+	if err := StopDaemon(d, 30*time.Second); err != nil {
+		return f.failed(err)
 	}
 	late, err := journalLateness(filepath.Join(h.State, "journal.db"), from, to)
 	if err != nil {
-		f.Err = err
-		return f
+		return f.failed(err)
 	}
 	if want := 100 * int(to.Sub(from)/time.Second); len(late) < want*9/10 {
 		f.Note += fmt.Sprintf("; only %d of ~%d slots ran", len(late), want)
@@ -57,8 +44,7 @@ func FireLateness(bin, root string, window time.Duration) Figure {
 	f.Value = Summarize(late)
 	base, err := gocronLateness(window)
 	if err != nil {
-		f.Err = fmt.Errorf("baseline: %w", err)
-		return f
+		return f.failed(fmt.Errorf("baseline: %w", err))
 	}
 	f.Baseline = &base
 	return f

@@ -24,8 +24,9 @@ type benchRuns map[string][]map[string]float64
 
 var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+(.*)$`)
 
-// goBench runs `go test -run ^$ -bench pattern` in pkg, with env added to its environment, and
-// parses every metric of every run.
+// goBench runs `go test -run ^$ -bench pattern -benchtime benchtime -count count` in pkg (a path
+// below the module), with env ("K=V") added to its environment, and parses every metric of every
+// run. The error carries the last lines of go test's output, or says no benchmark matched.
 func goBench(pkg, pattern, benchtime string, count int, env ...string) (benchRuns, error) {
 	cmd := exec.Command("go", "test", "-run", "^$", "-bench", pattern, "-benchtime", benchtime,
 		"-count", strconv.Itoa(count), module+pkg)
@@ -57,7 +58,8 @@ func goBench(pkg, pattern, benchtime string, count int, env ...string) (benchRun
 }
 
 // series collects, across runs of the first benchmark, the metric whose unit contains every
-// string of want and none of avoid; the scale converts it to the figure's unit.
+// string of want and none of avoid; the scale converts it to the figure's unit. It returns the
+// values, "BENCHMARK UNIT" they came from, and an error naming the benchmarks when none matched.
 func (r benchRuns) series(want, avoid []string, scale float64) ([]float64, string, error) {
 	for name, runs := range r {
 		var xs []float64
@@ -77,6 +79,7 @@ func (r benchRuns) series(want, avoid []string, scale float64) ([]float64, strin
 	return nil, "", fmt.Errorf("no metric with %v (not %v) in %v", want, avoid, r.names())
 }
 
+// names lists the benchmarks in r, for error messages.
 func (r benchRuns) names() []string {
 	var n []string
 	for k := range r {
@@ -85,6 +88,7 @@ func (r benchRuns) names() []string {
 	return n
 }
 
+// containsAll reports whether s contains every one of subs.
 func containsAll(s string, subs []string) bool {
 	for _, x := range subs {
 		if !strings.Contains(s, x) {
@@ -94,6 +98,7 @@ func containsAll(s string, subs []string) bool {
 	return true
 }
 
+// containsAny reports whether s contains at least one of subs.
 func containsAny(s string, subs []string) bool {
 	for _, x := range subs {
 		if strings.Contains(s, x) {
@@ -103,6 +108,7 @@ func containsAny(s string, subs []string) bool {
 	return false
 }
 
+// lastLines returns the last n lines of b joined by " / ", for one-line error messages.
 func lastLines(b []byte, n int) string {
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	if len(lines) > n {

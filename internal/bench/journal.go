@@ -13,7 +13,8 @@ import (
 	_ "modernc.org/sqlite" // the journal's own driver
 )
 
-// journalLateness returns late_by (ms) of every scheduled run with a slot in [from, to].
+// journalLateness returns late_by (ms) of every scheduled run with a slot in [from, to] from the
+// journal at path, opened read-only; the error is the open's, the query's or a row's.
 func journalLateness(path string, from, to time.Time) ([]float64, error) {
 	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(5000)")
 	if err != nil {

@@ -14,17 +14,12 @@ func Recovery(bin, root string, trials int) Figure {
 		Met: func(f Figure) bool { return f.Value.P99 <= 60 && f.Ratio() <= 1.2 }}
 	h, err := NewHome(bin, root, "recovery", hourly(1))
 	if err != nil {
-		f.Err = err
-		return f
+		return f.failed(err)
 	}
 	defer h.Close()
-	owner, err := h.Daemon()
-	if err == nil {
-		_, _, err = h.WaitOwner(owner, 10*time.Second)
-	}
+	owner, err := h.StartOwner()
 	if err != nil {
-		f.Err = err
-		return f
+		return f.failed(err)
 	}
 	var ms []float64
 	allLog := true
@@ -34,16 +29,14 @@ func Recovery(bin, root string, trials int) Figure {
 			err = WaitLog(standby, "Standing by", 10*time.Second)
 		}
 		if err != nil {
-			f.Err = err
-			return f
+			return f.failed(err)
 		}
 		settle() // into its poll loop, at a random phase of it
 		t0 := monoNow()
 		owner.Kill()
 		at, fromLog, err := h.WaitOwner(standby, 5*time.Second)
 		if err != nil {
-			f.Err = fmt.Errorf("trial %d: %w", i+1, err)
-			return f
+			return f.failed(fmt.Errorf("trial %d: %w", i+1, err))
 		}
 		allLog = allLog && fromLog
 		ms = append(ms, float64(at-t0)/1e6)
@@ -56,8 +49,7 @@ func Recovery(bin, root string, trials int) Figure {
 	}
 	base, err := flockBaseline(root, trials)
 	if err != nil {
-		f.Err = fmt.Errorf("baseline: %w", err)
-		return f
+		return f.failed(fmt.Errorf("baseline: %w", err))
 	}
 	f.Baseline = &base
 	return f

@@ -2,11 +2,7 @@
 
 package main
 
-import (
-	"fmt"
-	"os/exec"
-	"time"
-)
+import "time"
 
 // RunNow times `routinely run NAME` against a running owner, launch to exit: the request goes
 // through the journal, the owner picks it up (it polls requests every second), runs /bin/true
@@ -16,29 +12,20 @@ func RunNow(bin, root string, trials int) Figure {
 		Met: func(f Figure) bool { return f.Value.P99 <= 1000 }, Note: "includes /bin/true"}
 	h, err := NewHome(bin, root, "runnow", hourly(1))
 	if err != nil {
-		f.Err = err
-		return f
+		return f.failed(err)
 	}
 	defer h.Close()
-	owner, err := h.Daemon()
-	if err == nil {
-		_, _, err = h.WaitOwner(owner, 10*time.Second)
-	}
-	if err != nil {
-		f.Err = err
-		return f
+	if _, err := h.StartOwner(); err != nil {
+		return f.failed(err)
 	}
 	var ms []float64
 	for i := 0; i < trials; i++ {
 		time.Sleep(time.Duration(i%4) * 250 * time.Millisecond) // spread over the owner's poll phase
-		start := time.Now()
-		out, err := exec.Command(bin, "--home", h.State, "run", "idle-000").CombinedOutput()
-		d := time.Since(start)
+		d, err := h.TimeCommand("run", routineName(idlePrefix, 0))
 		if err != nil {
-			f.Err = fmt.Errorf("run idle-000: %v: %s", err, out)
-			return f
+			return f.failed(err)
 		}
-		ms = append(ms, float64(d)/1e6)
+		ms = append(ms, d)
 	}
 	f.Value = Summarize(ms)
 	return f

@@ -17,8 +17,7 @@ func FireLatenessInProcess(window time.Duration) Figure {
 		Met: func(f Figure) bool { return f.Value.P99 <= 10 && f.Ratio() <= 1.5 }, Note: "scheduler benchmark, no-op action"}
 	runs, err := goBench("scheduler", "FireLateness", "1x", 1, "ROUTINELY_BENCH_WINDOW="+window.String())
 	if err != nil {
-		f.Err = err
-		return f
+		return f.failed(err)
 	}
 	f.Value, f.Err = quantiles(runs, nil, baselineWords)
 	if n, _, err := runs.series([]string{"runs"}, nil, 1); err == nil {
@@ -58,13 +57,11 @@ func JournalClaims(quick bool) Figure {
 	}
 	runs, err := goBench("scheduler", "Claims", "1s", count)
 	if err != nil {
-		f.Err = err
-		return f
+		return f.failed(err)
 	}
 	xs, _, err := runs.series([]string{"claims/s"}, nil, 1)
 	if err != nil {
-		f.Err = err
-		return f
+		return f.failed(err)
 	}
 	f.Value = Summarize(xs)
 	if base, _, err := runs.series([]string{"inserts/s"}, nil, 1); err == nil {

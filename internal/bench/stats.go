@@ -7,7 +7,7 @@ import (
 	"sort"
 )
 
-// Stat summarises repeated trials of one figure.
+// Stat summarises repeated trials of one figure, in the figure's unit.
 type Stat struct {
 	N      int
 	Median float64

@@ -3,8 +3,6 @@
 package main
 
 import (
-	"fmt"
-	"os/exec"
 	"path/filepath"
 	"time"
 )
@@ -16,54 +14,41 @@ func StatusLatency(bin, root string, trials int) Figure {
 		Met: func(f Figure) bool { return f.Value.P99 <= 50 }}
 	h, err := NewHome(bin, root, "status", hourly(50))
 	if err != nil {
-		f.Err = err
-		return f
+		return f.failed(err)
 	}
 	defer h.Close()
 	if err := h.withHistory(50, 10000); err != nil {
-		f.Err = err
-		return f
+		return f.failed(err)
 	}
-	owner, err := h.Daemon()
-	if err == nil {
-		_, _, err = h.WaitOwner(owner, 10*time.Second)
-	}
-	if err != nil {
-		f.Err = err
-		return f
+	if _, err := h.StartOwner(); err != nil {
+		return f.failed(err)
 	}
 	var ms []float64
 	for i := 0; i < trials; i++ {
-		start := time.Now()
-		out, err := exec.Command(bin, "--home", h.State, "status", "--json").CombinedOutput()
-		d := time.Since(start)
+		d, err := h.TimeCommand("status", "--json")
 		if err != nil {
-			f.Err = fmt.Errorf("status --json: %v: %s", err, out)
-			return f
+			return f.failed(err)
 		}
-		ms = append(ms, float64(d)/1e6)
+		ms = append(ms, d)
 	}
 	f.Value = Summarize(ms)
 	return f
 }
 
-// withHistory lets a first daemon create the journal, stops it, and seeds n past runs of the
-// home's n routines (named as hourly names them).
+// withHistory lets a first daemon create the journal, stops it, and seeds n past runs spread
+// over the home's first `routines` routines (named as hourly names them). The error is the
+// daemon's (did not own, did not exit within 10 s of SIGTERM) or seedHistory's.
 func (h *Home) withHistory(routines, n int) error {
-	d, err := h.Daemon()
-	if err == nil {
-		_, _, err = h.WaitOwner(d, 10*time.Second)
-	}
+	d, err := h.StartOwner()
 	if err != nil {
 		return err
 	}
-	d.Term()
-	if !d.WaitExit(10 * time.Second) {
-		return fmt.Errorf("daemon pid %d did not exit after SIGTERM", d.PID())
+	if err := StopDaemon(d, 10*time.Second); err != nil {
+		return err
 	}
 	names := make([]string, routines)
 	for i := range names {
-		names[i] = fmt.Sprintf("idle-%03d", i)
+		names[i] = routineName(idlePrefix, i)
 	}
 	return seedHistory(filepath.Join(h.State, "journal.db"), names, n)
 }

@@ -31,6 +31,12 @@ func (f Figure) Ratio() float64 {
 	return f.Value.P99 / f.Baseline.P99
 }
 
+// failed returns f marked as not measured because of err (what was measured so far is kept).
+func (f Figure) failed(err error) Figure {
+	f.Err = err
+	return f
+}
+
 // Render writes the Markdown table with the date and the machine above it.
 func Render(w io.Writer, figs []Figure, quick bool) {
 	host := runtime.GOOS + "/" + runtime.GOARCH
@@ -67,6 +73,7 @@ func Render(w io.Writer, figs []Figure, quick bool) {
 	}
 }
 
+// num formats v in unit with 2, 1 or 0 decimals by size (a rate "/s" always with none).
 func num(v float64, unit string) string {
 	switch {
 	case unit == "/s":
@@ -80,6 +87,7 @@ func num(v float64, unit string) string {
 	}
 }
 
+// oneLine makes s fit one table cell: no newlines, no "|", at most 160 bytes plus "…".
 func oneLine(s string) string {
 	s = strings.ReplaceAll(s, "\n", " ")
 	s = strings.ReplaceAll(s, "|", "/")

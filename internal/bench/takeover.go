@@ -14,17 +14,12 @@ func Takeover(bin, root string, trials int) Figure {
 		Met: func(f Figure) bool { return f.Value.Median <= 300 }, Note: "from launching `daemon --takeover`"}
 	h, err := NewHome(bin, root, "takeover", hourly(1))
 	if err != nil {
-		f.Err = err
-		return f
+		return f.failed(err)
 	}
 	defer h.Close()
-	owner, err := h.Daemon("--on-takeover", "allow")
-	if err == nil {
-		_, _, err = h.WaitOwner(owner, 10*time.Second)
-	}
+	owner, err := h.StartOwner("--on-takeover", "allow")
 	if err != nil {
-		f.Err = err
-		return f
+		return f.failed(err)
 	}
 	var ms []float64
 	for i := 0; i < trials; i++ {
@@ -32,18 +27,15 @@ func Takeover(bin, root string, trials int) Figure {
 		t0 := monoNow()
 		challenger, err := h.Daemon("--takeover", "--timeout", "20s", "--on-takeover", "allow")
 		if err != nil {
-			f.Err = err
-			return f
+			return f.failed(err)
 		}
 		at, _, err := h.WaitOwner(challenger, 20*time.Second)
 		if err != nil {
-			f.Err = fmt.Errorf("trial %d: %w", i+1, err)
-			return f
+			return f.failed(fmt.Errorf("trial %d: %w", i+1, err))
 		}
 		ms = append(ms, float64(at-t0)/1e6)
 		if !owner.WaitExit(10 * time.Second) {
-			f.Err = fmt.Errorf("trial %d: the old owner (pid %d) did not exit after handing over", i+1, owner.PID())
-			return f
+			return f.failed(fmt.Errorf("trial %d: the old owner (pid %d) did not exit after handing over", i+1, owner.PID()))
 		}
 		owner = challenger
 	}

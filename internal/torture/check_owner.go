@@ -81,6 +81,8 @@ func checkEpochs(ev Evidence, iv []Interval) *Check {
 	return c
 }
 
+// outside returns how far the CLOCK_MONOTONIC instant at (ns) lies outside interval i, in ms:
+// negative before its start, positive after its end.
 func outside(at int64, i Interval) float64 {
 	if at < i.Start {
 		return float64(at-i.Start) / 1e6

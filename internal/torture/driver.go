@@ -40,6 +40,7 @@ func NewDriver(bin, home, dir string, seed int64, out io.Writer) *Driver {
 	return &Driver{Bin: bin, Home: home, Dir: dir, Rng: rand.New(rand.NewSource(seed)), Out: out, counts: map[string]int{}}
 }
 
+// logf writes one action line to d.Out, prefixed with the UTC wall time to the millisecond.
 func (d *Driver) logf(format string, a ...any) {
 	fmt.Fprintf(d.Out, "%s "+format+"\n", append([]any{time.Now().UTC().Format("15:04:05.000")}, a...)...)
 }
@@ -63,6 +64,7 @@ func (d *Driver) spawn(takeover bool) {
 	d.logf("start #%d pid %d: %v", p.ID, p.PID(), args[2:])
 }
 
+// alive returns the contenders that have not exited, in start order (d.mu held).
 func (d *Driver) alive() []*Proc {
 	var a []*Proc
 	for _, p := range d.procs {
@@ -189,6 +191,7 @@ func (d *Driver) resume(p *Proc) {
 	}
 }
 
+// closeWindow ends p's open SIGSTOP window at the CLOCK_MONOTONIC instant at (ns) (d.mu held).
 func (d *Driver) closeWindow(p *Proc, at int64) {
 	for i := range d.windows {
 		if d.windows[i].PID == p.PID() && d.windows[i].End == 0 {

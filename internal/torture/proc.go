@@ -31,7 +31,9 @@ type Proc struct {
 	Signal     string
 }
 
-// StartProc launches bin with args, logging stdout and stderr to dir/proc-ID.log.
+// StartProc launches bin with args in its own process group, logging stdout and stderr to
+// dir/proc-ID.log (ID two digits), and records StartMono. The error is the log file's creation
+// or the start's; the exit is recorded in the background (EndMono, ExitCode, Signal, Done).
 func StartProc(bin, dir string, id int, args []string) (*Proc, error) {
 	p := &Proc{ID: id, Args: args, LogPath: filepath.Join(dir, fmt.Sprintf("proc-%02d.log", id)), done: make(chan struct{})}
 	f, err := os.Create(p.LogPath)
@@ -49,7 +51,7 @@ func StartProc(bin, dir string, id int, args []string) (*Proc, error) {
 		return nil, err
 	}
 	go func() {
-		err := p.cmd.Wait()
+		_ = p.cmd.Wait() // the outcome is read from ProcessState below
 		end := MonoNow()
 		f.Close()
 		p.mu.Lock()
@@ -58,7 +60,6 @@ func StartProc(bin, dir string, id int, args []string) (*Proc, error) {
 		if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			p.Signal = ws.Signal().String()
 		}
-		_ = err
 		p.mu.Unlock()
 		close(p.done)
 	}()
@@ -81,41 +82,34 @@ func (p *Proc) Alive() bool {
 // Done is closed when the process has exited.
 func (p *Proc) Done() <-chan struct{} { return p.done }
 
+// signal updates the harness's record with note, under the lock, and only then sends sig, so
+// the record never lags what the process was sent. A send error (already exited) is ignored.
+func (p *Proc) signal(sig syscall.Signal, note func()) {
+	p.mu.Lock()
+	note()
+	p.mu.Unlock()
+	_ = p.cmd.Process.Signal(sig)
+}
+
 // Kill sends SIGKILL, recording the instant just before sending: the process owned at least
 // until then, and not much longer.
 func (p *Proc) Kill() {
-	p.mu.Lock()
-	if p.KilledMono == 0 {
-		p.KilledMono = MonoNow()
-	}
-	p.Stopped = false
-	p.mu.Unlock()
-	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	p.signal(syscall.SIGKILL, func() {
+		if p.KilledMono == 0 {
+			p.KilledMono = MonoNow()
+		}
+		p.Stopped = false
+	})
 }
 
 // Term sends SIGTERM (a stopped process handles it after SIGCONT).
-func (p *Proc) Term() {
-	p.mu.Lock()
-	p.Termed = true
-	p.mu.Unlock()
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-}
+func (p *Proc) Term() { p.signal(syscall.SIGTERM, func() { p.Termed = true }) }
 
 // Stop sends SIGSTOP; Cont resumes it.
-func (p *Proc) Stop() {
-	p.mu.Lock()
-	p.Stopped = true
-	p.mu.Unlock()
-	_ = p.cmd.Process.Signal(syscall.SIGSTOP)
-}
+func (p *Proc) Stop() { p.signal(syscall.SIGSTOP, func() { p.Stopped = true }) }
 
 // Cont sends SIGCONT.
-func (p *Proc) Cont() {
-	p.mu.Lock()
-	p.Stopped = false
-	p.mu.Unlock()
-	_ = p.cmd.Process.Signal(syscall.SIGCONT)
-}
+func (p *Proc) Cont() { p.signal(syscall.SIGCONT, func() { p.Stopped = false }) }
 
 // WasTermed reports whether the harness has sent SIGTERM.
 func (p *Proc) WasTermed() bool {

@@ -71,10 +71,12 @@ func Verify(ev Evidence) *Report {
 	return r
 }
 
+// slotKey names a routine's slot for maps and messages: "routine@15:04:05.000" (UTC).
 func slotKey(routine string, slot time.Time) string {
 	return routine + "@" + slot.UTC().Format("15:04:05.000")
 }
 
+// describeRuns lists journal rows as "outcome/epoch N/trigger", for violation messages.
 func describeRuns(rs []JournalRun) string {
 	var parts []string
 	for _, jr := range rs {
@@ -83,6 +85,7 @@ func describeRuns(rs []JournalRun) string {
 	return strings.Join(parts, ", ")
 }
 
+// head joins the first n of xs with spaces, noting how many more were left out.
 func head(xs []string, n int) string {
 	if len(xs) <= n {
 		return strings.Join(xs, " ")

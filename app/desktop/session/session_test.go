@@ -127,8 +127,10 @@ func newSession(t *testing.T) (*Session, paths.Paths) {
 func newSessionAt(t *testing.T, p paths.Paths) (*Session, paths.Paths) {
 	t.Helper()
 	toml := "[[routine]]\nname = \"quiet\"\nevery = \"1h\"\nrun = [\"true\"]\n"
-	if err := os.WriteFile(p.Config, []byte(toml), 0o600); err != nil {
-		t.Fatal(err)
+	if _, err := os.Stat(p.Config); errors.Is(err, os.ErrNotExist) { // a test may have written its own
+		if err := os.WriteFile(p.Config, []byte(toml), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 	s := New(Options{Paths: p, Version: "test", Notifier: core.LogNotifier{}, Tick: 100 * time.Millisecond,
 		Executable: "/usr/bin/routinely-test", Logger: testLogger(t),
@@ -429,4 +431,43 @@ func TestStandbyThenTakeBack(t *testing.T) {
 		t.Fatalf("daemon: %q, want it to hand over", got)
 	}
 	waitFor(t, s, 5*time.Second, "owning after Take back", owning)
+}
+
+// The settings show the routines file's validation errors with file:line:col: a file broken
+// while the app owns (the engine keeps the last good routines), and one broken at start-up.
+func TestBrokenConfigShowsWhereInSettings(t *testing.T) {
+	s, p := newSession(t)
+	waitFor(t, s, 10*time.Second, "owning at start", owning)
+	// The snapshot shows the routines from the journal before the engine has started: wait for
+	// the engine itself (and so its watch on the file) before breaking the file.
+	waitFor(t, s, 10*time.Second, "engine running", func(ui.State) bool {
+		s.engMu.RLock()
+		defer s.engMu.RUnlock()
+		return s.engine != nil
+	})
+	broken := "[[routine]]\nname = \"quiet\"\nevery = \"1h\"\nrun = [\"true\"\n"
+	if err := os.WriteFile(p.Config, []byte(broken), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	where := p.Config + ":"
+	st := waitFor(t, s, 10*time.Second, "the parse error in the settings", func(st ui.State) bool {
+		return strings.Contains(ui.ProblemsText(st), where)
+	})
+	if len(st.Routines) != 1 {
+		t.Errorf("the last good routines are not shown while the file is broken: %d", len(st.Routines))
+	}
+	t.Logf("owning: %s", ui.ProblemsText(st))
+
+	p2, err := paths.Resolve(filepath.Join(t.TempDir(), "home"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p2.Config, []byte(broken), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s2, _ := newSessionAt(t, p2)
+	st = waitFor(t, s2, 10*time.Second, "the parse error at start-up in the settings", func(st ui.State) bool {
+		return strings.Contains(ui.ProblemsText(st), p2.Config+":")
+	})
+	t.Logf("broken at start: %s", ui.ProblemsText(st))
 }

@@ -13,6 +13,7 @@ export LANG=C.UTF-8            # the app must cope with the C locale by itself (
 unset LANGUAGE
 HOME_DIR=$(mktemp -d /tmp/routinely-gui.XXXXXX); chmod 700 "$HOME_DIR"
 export ROUTINELY_HOME=$HOME_DIR
+export XDG_CONFIG_HOME=$HOME_DIR/xdg-config   # the login item goes here, not into the real ~/.config
 
 pids=()
 # stop_pid PID [SECS]: SIGTERM, then SIGKILL if PID has not exited within SECS (default 10); reaps
@@ -157,6 +158,24 @@ if notray_window >/dev/null 2>&1; then fail "--background start showed the windo
 click_until 10 "Open Routinely" notray_window || fail "no window after Open Routinely"
 sleep 1.5
 timeout 20 import -window root "$OUT/window.png"; pass "window shown (screenshot window.png)"
+
+# 2b. Start at login in the tray menu writes the login item and ticks the item; a second click
+#     removes it.
+autostart_entry() { compgen -G "$XDG_CONFIG_HOME/autostart/*.desktop" >/dev/null; }
+no_autostart_entry() { ! autostart_entry; }
+# auto_ticked: the "Start at login" item has toggle-state 1 (dbusmenu properties come in any order).
+auto_ticked() { menu_layout | awk -v want="Start at login" '
+	function done() { if (index(lbl, want) && ts) found = 1; lbl = ""; ts = 0 }
+	/struct \{/ { done() } /string "label"/ { getline; lbl = $0 }
+	/string "toggle-state"/ { getline; if ($0 ~ /int32 1$/) ts = 1 }
+	END { done(); exit !found }'; }
+auto_unticked() { ! auto_ticked; }
+click_until 10 "Start at login" autostart_entry || fail "no login item under $XDG_CONFIG_HOME/autostart after Start at login"
+grep -q -- "--background" "$XDG_CONFIG_HOME"/autostart/*.desktop || fail "the login item does not start the app with --background"
+wait_for 5 auto_ticked || fail "the Start at login item is not ticked after enabling it"
+click_until 10 "Start at login" no_autostart_entry || fail "the login item is still there after unticking Start at login"
+wait_for 5 auto_unticked || fail "the Start at login item is still ticked after disabling it"
+pass "Start at login: the tray item writes and removes the login item and shows its state"
 
 # 3. A daemon asks to take over: notification, tray Approve, daemon owns.
 "$BIN" daemon --takeover >"$OUT/daemon.log" 2>&1 & DAEMON=$!; pids+=($DAEMON)

@@ -1,0 +1,167 @@
+package scheduler
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeZones is a system time zone the test changes.
+type fakeZones struct {
+	mu sync.Mutex
+	z  zone
+}
+
+func newFakeZones(t *testing.T, name string) *fakeZones {
+	f := &fakeZones{}
+	f.set(t, name)
+	return f
+}
+
+func (f *fakeZones) set(t *testing.T, name string) {
+	t.Helper()
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	f.z = zone{name: name, loc: loc}
+	f.mu.Unlock()
+}
+
+func (f *fakeZones) Zone() (zone, error) { f.mu.Lock(); defer f.mu.Unlock(); return f.z, nil }
+
+const systemZoneDaily = "[[routine]]\nname = \"daily\"\nat = [\"09:00\"]\nrun = [\"/bin/true\"]\n"
+
+// The system zone changes from UTC to Europe/Berlin while a run is in flight: the run goes on
+// and ends normally, the routine is re-armed to 09:00 Berlin, its state names the new zone, and
+// no slot runs twice or goes unrecorded.
+func TestSystemZoneChangeRearms(t *testing.T) {
+	start := time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)
+	h := newHarness(t, systemZoneDaily+"timeout = \"2h\"\n", start)
+	h.zones = newFakeZones(t, "UTC")
+	h.act.block = make(chan struct{})
+	h.act.started = make(chan string, 4)
+	h.start()
+	if st := h.e.Routines()[0]; st.Timezone != "UTC" {
+		t.Fatalf("timezone = %q, want UTC", st.Timezone)
+	}
+	h.advance(90*time.Minute, 10*time.Minute) // 09:30 UTC: the 09:00 UTC run is in flight
+	h.act.waitStarted(t)
+
+	h.zones.(*fakeZones).set(t, "Europe/Berlin")
+	h.wake.tick(t)
+	eventually(t, "the new zone applied", func() bool { return h.e.Routines()[0].Timezone == "Europe/Berlin" })
+	st := h.e.Routines()[0]
+	wantNext := time.Date(2026, 6, 2, 7, 0, 0, 0, time.UTC) // 09:00 CEST
+	if st.Next == nil || !st.Next.Equal(wantNext) {
+		t.Fatalf("next = %v, want %s", st.Next, wantNext)
+	}
+	if !st.Running {
+		t.Fatalf("the run in flight was cancelled by the re-arm: %+v %+v", st, runsOf(t, h.j, "daily"))
+	}
+	close(h.act.block)
+	eventually(t, "the run to end", h.e.idle)
+
+	h.advance(25*time.Hour, 30*time.Minute) // to 2026-06-02 10:30 UTC
+	eventually(t, "runs to end", h.e.idle)
+	h.stop()
+	runs := runsOf(t, h.j, "daily")
+	want := []time.Time{time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC), wantNext}
+	if len(runs) != len(want) {
+		t.Fatalf("runs = %+v, want slots %v", runs, want)
+	}
+	for i, r := range runs {
+		if !r.Slot.Equal(want[i]) || r.Outcome != OutcomeSuccess || r.Trigger != TriggerSchedule {
+			t.Errorf("run %d = %s %s %s, want %s success schedule", i, r.Slot.UTC(), r.Outcome, r.Trigger, want[i])
+		}
+	}
+	if in := h.act.runs(); len(in) != 2 || envOf(in[1].Env, "ROUTINELY_SLOT") != "2026-06-02T09:00:00+02:00" {
+		t.Errorf("second run's slot env = %q, want 09:00 Berlin", envOf(in[len(in)-1].Env, "ROUTINELY_SLOT"))
+	}
+}
+
+// A change that puts today's 09:00 of the new zone in the past, unclaimed, runs it once through
+// catch-up (never dropped silently), and the old zone's 09:00 no longer fires.
+func TestSystemZoneChangeCatchesUp(t *testing.T) {
+	start := time.Date(2026, 6, 1, 6, 0, 0, 0, time.UTC)
+	h := newHarness(t, systemZoneDaily, start)
+	h.zones = newFakeZones(t, "UTC")
+	h.start()
+	h.advance(90*time.Minute, 30*time.Minute) // 07:30 UTC = 09:30 Berlin: nothing ran yet
+	h.zones.(*fakeZones).set(t, "Europe/Berlin")
+	h.wake.tick(t)
+	eventually(t, "the catch-up run", func() bool { return len(runsOf(t, h.j, "daily")) == 1 })
+	h.advance(3*time.Hour, 30*time.Minute) // past 09:00 UTC
+	h.stop()
+	runs := runsOf(t, h.j, "daily")
+	if len(runs) != 1 || !runs[0].Slot.Equal(time.Date(2026, 6, 1, 7, 0, 0, 0, time.UTC)) ||
+		runs[0].Trigger != TriggerCatchUp || runs[0].Outcome != OutcomeSuccess || runs[0].LateBy != 30*time.Minute {
+		t.Fatalf("runs = %+v, want one catch-up run of 09:00 Berlin, 30 min late", runs)
+	}
+}
+
+// fileZones follows /etc/localtime's link and, for a plain copy, its contents; it returns the
+// same *time.Location while nothing changed, and time.Local when there is no file (Windows).
+func TestFileZones(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no /etc/localtime on Windows: the zone stays time.Local")
+	}
+	if _, ok := os.LookupEnv("TZ"); ok {
+		t.Skip("TZ is set: the system zone is fixed for the process")
+	}
+	dir := t.TempDir()
+	link := filepath.Join(dir, "localtime")
+	f := &fileZones{path: link}
+	if z, err := f.Zone(); err != nil || z != localZone {
+		t.Fatalf("missing file: %v %v, want Local", z, err)
+	}
+	relink := func(name string) {
+		_ = os.Remove(link)
+		if err := os.Symlink("/usr/share/zoneinfo/"+name, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	relink("Etc/UTC")
+	utc, err := f.Zone()
+	if err != nil || utc.name != "Etc/UTC" {
+		t.Fatalf("link: %+v %v", utc, err)
+	}
+	relink("Europe/Berlin")
+	berlin, err := f.Zone()
+	if err != nil || berlin.name != "Europe/Berlin" || berlin.loc == utc.loc {
+		t.Fatalf("relinked: %+v %v", berlin, err)
+	}
+	if again, _ := f.Zone(); again.loc != berlin.loc {
+		t.Fatal("unchanged link: a new *time.Location")
+	}
+	data, err := os.ReadFile("/usr/share/zoneinfo/Europe/Berlin")
+	if err != nil {
+		t.Skip(err)
+	}
+	_ = os.Remove(link)
+	if err := os.WriteFile(link, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	copied, err := f.Zone()
+	_, off := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC).In(copied.loc).Zone()
+	if err != nil || copied.name != "Local" || off != 2*3600 {
+		t.Fatalf("copy: %+v %v offset %d", copied, err, off)
+	}
+	if again, _ := f.Zone(); again.loc != copied.loc {
+		t.Fatal("unchanged copy: a new *time.Location")
+	}
+}
+
+// envOf returns the value of key in a KEY=value list ("" if absent).
+func envOf(env []string, key string) string {
+	for _, kv := range env {
+		if len(kv) > len(key) && kv[:len(key)] == key && kv[len(key)] == '=' {
+			return kv[len(key)+1:]
+		}
+	}
+	return ""
+}
