@@ -116,6 +116,9 @@ role_is() { [ "$(owner_role)" = "$1" ]; }
 } >"$HOME_DIR/routines.toml"
 chmod 600 "$HOME_DIR/routines.toml"
 
+# The virtual display must answer before anything starts (GLFW panics on a display it cannot open).
+wait_for 10 "${XDOTOOL[@]}" getdisplaygeometry || fail "the X display '${DISPLAY:-}' does not answer"
+
 # 0. No StatusNotifierWatcher on the bus: a --background start must warn and show its window
 #    rather than run invisibly. (Own profile, so it does not touch the main test's.) SIGTERM
 #    then ends it: it drains, releases and exits by itself.
