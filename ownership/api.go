@@ -1,6 +1,6 @@
 package ownership
 
-// CONTRACT FILE: the types below are what scheduler/, app/cli and app/desktop code against. The
+// The types below are what scheduler/, app/cli and app/desktop code against. The
 // functions live in files with one job each (see doc.go): acquire.go (Acquire, Wait),
 // takeover.go (Takeover), handle.go (Handle), inspect.go (Inspect), observer.go (Observer),
 // statedir.go (StateDir).

@@ -1,7 +1,6 @@
 package scheduler
 
-// CONTRACT FILE: the interfaces and types app/cli, app/core and app/desktop use. Signatures change
-// only together with their callers.
+// The interfaces and types app/cli, app/core and app/desktop use.
 
 import "time"
 

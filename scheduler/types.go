@@ -1,7 +1,6 @@
 package scheduler
 
-// CONTRACT FILE: shared types used by app/cli and app/desktop. Implementers may add fields and
-// methods; renaming or removing one means updating every caller.
+// The shared types app/cli and app/desktop show: outcomes, triggers, policies, runs, states.
 
 import "time"
 

@@ -2,8 +2,6 @@
 // LaunchAgent on macOS, a Run registry value on Windows.
 package autostart
 
-// CONTRACT FILE (owned by the autostart implementer; app/cli and app/desktop call it).
-//
 // The rule about the user's choice: Enable is only ever called for an explicit act of the user
 // (`routinely autostart enable`, ticking "Start at login"). It rewrites our own entry, which
 // clears a Hidden=true / X-GNOME-Autostart-enabled=false / Disabled=true the user put in it,

@@ -2,8 +2,6 @@
 // journal, run the scheduler engine while the ownership handle owns, drain and release.
 package core
 
-// CONTRACT FILE (owned by the CLI implementer; the desktop app calls it too).
-
 import (
 	"context"
 	"errors"

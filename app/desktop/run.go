@@ -34,7 +34,7 @@ const appID = autostart.AppID
 // there is nothing left to wait for.
 const toolkitGrace = 2 * time.Second
 
-// Run starts the desktop app on profile p and blocks until it quits (CONTRACT: matches cli.DesktopFunc).
+// Run starts the desktop app on profile p and blocks until it quits (it is the cli.DesktopFunc main.go hands to the CLI).
 func Run(ctx context.Context, p paths.Paths, background bool, version string, logger *slog.Logger) error {
 	if logger == nil {
 		logger = slog.Default()

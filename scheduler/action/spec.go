@@ -1,7 +1,7 @@
 package action
 
-// CONTRACT FILE: the specs decoded from routines.toml by the scheduler's config parser, and the
-// interface the engine calls. Implementers may add fields; renames need every caller updated.
+// The specs decoded from routines.toml by the scheduler's config parser, and the interface the
+// engine calls.
 
 import (
 	"context"
