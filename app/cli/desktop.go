@@ -15,7 +15,7 @@ type DesktopFunc func(ctx context.Context, p paths.Paths, background bool, versi
 
 // runDesktop starts the desktop app, or explains why it cannot and what to run instead: the
 // binary was built with -tags nogui (desktop == nil), or on Linux there is no display to draw
-// on (GLFW would panic). Both print what to run instead and return an exitError with code 1 and
+// on, or $DISPLAY names a local X display nobody serves (GLFW would panic). Both print what to run instead and return an exitError with code 1 and
 // nothing more to print. Other errors: the state directory's (77) and the desktop app's (1).
 func runDesktop(ctx context.Context, e *env, desktop DesktopFunc, background bool) error {
 	if desktop == nil {
@@ -32,6 +32,13 @@ Build the desktop app with 'make build' (needs the GL/X11 headers: 'make deps').
 cannot open its tray icon. On a server or over SSH, run your routines headless instead:
   routinely daemon
 `)
+		return withCode(ExitError, nil)
+	}
+	if d := e.getenv("DISPLAY"); runtime.GOOS == "linux" && e.getenv("WAYLAND_DISPLAY") == "" && d != "" && !displayReachable(d) {
+		fmt.Fprintf(e.stderr, `Cannot reach the display %s ($DISPLAY): no X server answers there, so the desktop
+app cannot open its tray icon. Check $DISPLAY, or run your routines headless instead:
+  routinely daemon
+`, d)
 		return withCode(ExitError, nil)
 	}
 	p, err := e.resolve()
