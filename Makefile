@@ -9,9 +9,11 @@ EXAMPLE_HOME ?= $(CURDIR)/build/example-home
 TORTURE_DURATION ?= 120s
 APT_PACKAGES := gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev \
 	libxinerama-dev libxi-dev libxxf86vm-dev xvfb xauth dbus dbus-x11 imagemagick xdotool \
-	haskell-status-notifier-item-utils dunst desktop-file-utils gcc-mingw-w64-x86-64-win32
+	haskell-status-notifier-item-utils dunst desktop-file-utils tzdata
+# Only `make windows` needs the mingw cross compiler: `make deps-windows` installs it.
+APT_PACKAGES_WINDOWS := gcc-mingw-w64-x86-64-win32
 
-.PHONY: help deps build build-nogui run daemon test test-unit test-gui bench torture lint package windows clean
+.PHONY: help deps deps-windows build build-nogui run daemon test test-unit test-gui bench torture lint package windows clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -19,6 +21,10 @@ help: ## list targets
 deps: ## install the system packages (Debian/Ubuntu, as root)
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(APT_PACKAGES)
+
+deps-windows: ## install the mingw cross compiler for `make windows` (Debian/Ubuntu, as root)
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(APT_PACKAGES_WINDOWS)
 
 build: ## desktop + CLI binary (cgo, needs the GL/X11 headers)
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) .
@@ -84,7 +90,7 @@ package: ## Linux release tar.xz via fyne package (binary, .desktop entry, icon)
 		{ echo "build/Routinely.tar.xz lacks the binary, .desktop entry or icon"; exit 1; }
 	@echo "built build/Routinely.tar.xz"
 
-windows: ## cross-build routinely.exe (needs gcc-mingw-w64-x86-64-win32)
+windows: ## cross-build routinely.exe (needs `make deps-windows`)
 	GOOS=windows CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc $(GO) build -ldflags '$(LDFLAGS) -H windowsgui' -o build/routinely.exe .
 
 clean: ## remove build outputs
