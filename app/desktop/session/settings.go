@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/routinely/routinely/internal/atomicfile"
 	"github.com/routinely/routinely/ownership"
 )
 
@@ -41,29 +42,14 @@ func LoadSettings(dir string) (Settings, error) {
 	return s, nil
 }
 
-// SaveSettings writes s atomically (temp file, fsync, rename) so a crash never leaves half a file.
+// SaveSettings writes s atomically (atomicfile.Write) so a crash never leaves half a file.
+// Errors: encoding or writing, wrapped.
 func SaveSettings(dir string, s Settings) error {
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode desktop settings: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, settingsFile+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("save desktop settings: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("save desktop settings: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("save desktop settings: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("save desktop settings: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, settingsFile)); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, settingsFile), append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("save desktop settings: %w", err)
 	}
 	return nil
