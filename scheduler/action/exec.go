@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -48,12 +47,11 @@ func (c *commandAction) Run(ctx context.Context, in Input) Result {
 	cmd.Stdout, cmd.Stderr = out, out // same writer: exec copies both through one goroutine
 	tree := newProcTree(cmd, c.cmdLine)
 
-	var cancelMu sync.Mutex
+	// exec calls Cancel on its own goroutine, but Wait returns only after that goroutine has
+	// reported back, so cancelledAt needs no lock.
 	var cancelledAt time.Time
 	cmd.Cancel = func() error {
-		cancelMu.Lock()
 		cancelledAt = time.Now()
-		cancelMu.Unlock()
 		return tree.terminate(cmd.Process)
 	}
 	// After a cancel, or after the child exits while a grandchild still holds the output pipe,
@@ -67,13 +65,10 @@ func (c *commandAction) Run(ctx context.Context, in Input) Result {
 	defer tree.close()
 	waitErr := cmd.Wait()
 
-	cancelMu.Lock()
-	cancelled := cancelledAt
-	cancelMu.Unlock()
-	if !cancelled.IsZero() {
-		tree.reap(cancelled.Add(c.grace))
+	if !cancelledAt.IsZero() {
+		tree.reap(cancelledAt.Add(c.grace))
 	}
-	return commandResult(ctx, cmd, waitErr, out, !cancelled.IsZero())
+	return commandResult(ctx, cmd, waitErr, out, !cancelledAt.IsZero())
 }
 
 // commandResult classifies a finished command. ctx is read only when cancelled (it is done).

@@ -172,6 +172,22 @@ func TestWatchWithoutSelectorWatchesTheBody(t *testing.T) {
 	}
 }
 
+// Source line breaks are only whitespace, except inside <pre>, where each one starts a line.
+func TestWatchKeepsLineBreaksOnlyInsidePre(t *testing.T) {
+	t.Parallel()
+	srv := newPageServer(t, "<html><body><pre>total: 3\n  <b>failed:</b> 1</pre><p>all\nfine</p></body></html>")
+	store := newMemSnapshots()
+	a, err := New(WatchSpec{URL: srv.URL}, Deps{Snapshots: store, HTTPClient: srv.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Run(context.Background(), Input{Routine: "pre", Timeout: 10 * time.Second})
+	got, _, _ := store.LastSnapshot("pre")
+	if want := "total: 3\nfailed: 1\nall fine"; got != want {
+		t.Fatalf("snapshot %q, want %q", got, want)
+	}
+}
+
 func TestWatchHTTPErrorsAreFailedWithTheStatus(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
