@@ -107,8 +107,9 @@ func runDaemon(ctx context.Context, e *env, o daemonOptions) error {
 			return err
 		}
 		why := watchEvents(e, h)
-		started := func(eng *scheduler.Engine) {
+		started := func(eng *scheduler.Engine) func() {
 			fmt.Fprintln(e.stderr, startupLine(eng.Routines(), h.Epoch(), p.Config, e.now()))
+			return nil
 		}
 		if err := core.Serve(ctx, h, p, core.LogNotifier{Logger: e.logger}, e.logger, started); err != nil {
 			return err

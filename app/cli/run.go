@@ -215,7 +215,7 @@ func runHere(ctx context.Context, e *env, p paths.Paths, o runOptions) error {
 	started := make(chan struct{})
 	served := make(chan error, 1)
 	go func() {
-		served <- core.Serve(serveCtx, h, p, core.LogNotifier{Logger: e.logger}, e.logger, func(*scheduler.Engine) { close(started) })
+		served <- core.Serve(serveCtx, h, p, core.LogNotifier{Logger: e.logger}, e.logger, func(*scheduler.Engine) func() { close(started); return nil })
 	}()
 	select {
 	case err := <-served:

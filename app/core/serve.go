@@ -20,13 +20,15 @@ import (
 var DrainTimeout = 5 * time.Minute
 
 // Serve runs the routines of profile p while h owns: it opens the journal, starts a
-// scheduler.Engine gated by h, calls started (if non-nil) with the running engine, and returns
+// scheduler.Engine gated by h, calls started (if non-nil) with the running engine — the engine
+// may be read until the func started returns is called (if non-nil), which Serve does after the
+// engine has stopped and before it closes the journal the engine reads — and returns
 // when ctx ends (then it yields at once — owner.json says yielding, status says draining —,
 // stops the engine, waits for in-flight runs up to DrainTimeout and releases h) or when h is
 // lost (takeover approved: h has already drained and released). It returns nil in both cases and
 // an error only when the routines could not be started (journal or config unusable); h is
 // released then too, so the caller never has to.
-func Serve(ctx context.Context, h *ownership.Handle, p paths.Paths, n scheduler.Notifier, logger *slog.Logger, started func(*scheduler.Engine)) error {
+func Serve(ctx context.Context, h *ownership.Handle, p paths.Paths, n scheduler.Notifier, logger *slog.Logger, started func(*scheduler.Engine) (stopped func())) error {
 	if logger == nil {
 		logger = slog.Default()
 	}
@@ -56,7 +58,9 @@ func Serve(ctx context.Context, h *ownership.Handle, p paths.Paths, n scheduler.
 		logger.Warn("routine disabled", "where", fmt.Sprintf("%s:%d:%d", pr.File, pr.Line, pr.Col), "routine", pr.Routine, "problem", pr.Message)
 	}
 	if started != nil {
-		started(eng)
+		if stopped := started(eng); stopped != nil {
+			defer stopped() // runs before the deferred j.Close: nobody reads a closed journal
+		}
 	}
 
 	select {

@@ -48,9 +48,15 @@ func TestServeStopsAndReleasesOnCancel(t *testing.T) {
 	h := acquire(t, p)
 	ctx, cancel := context.WithCancel(context.Background())
 	started := make(chan []scheduler.RoutineState, 1)
+	atStop := make(chan []scheduler.RoutineState, 1)
+	var log lockedBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- Serve(ctx, h, p, LogNotifier{}, slog.New(slog.DiscardHandler), func(e *scheduler.Engine) { started <- e.Routines() })
+		done <- Serve(ctx, h, p, LogNotifier{}, slog.New(slog.NewTextHandler(&log, nil)), func(e *scheduler.Engine) func() {
+			started <- e.Routines()
+			// The engine must still be readable (its journal open) when Serve says it stopped.
+			return func() { atStop <- e.Routines() }
+		})
 	}()
 	select {
 	case rs := <-started:
@@ -70,6 +76,14 @@ func TestServeStopsAndReleasesOnCancel(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("Serve did not return after cancel")
+	}
+	select {
+	case rs := <-atStop:
+		if len(rs) != 1 || strings.Contains(log.String(), "database is closed") {
+			t.Fatalf("engine read at stop: %+v; log:\n%s", rs, log.String())
+		}
+	default:
+		t.Fatal("Serve returned without calling the stopped func")
 	}
 	st, err := ownership.Inspect(p.State)
 	if err != nil || st.Held {
@@ -115,3 +129,21 @@ func TestLogNotifierLogs(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
+
+// lockedBuffer is a bytes.Buffer safe for the engine's goroutines to log into.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

@@ -51,7 +51,8 @@ type Session struct {
 	yieldedTo *ownership.Request // the request this app approved (set until a successor owns)
 
 	// engMu guards engine, the running scheduler while this app owns: a snapshot holds it for
-	// reading while it reads the engine, so the engine is never read once dropEngine has run.
+	// reading while it reads the engine, and the engine is dropped under the write lock before
+	// core.Serve closes the journal the engine reads (and as soon as the owner starts stopping).
 	engMu  sync.RWMutex
 	engine *scheduler.Engine
 
@@ -174,18 +175,17 @@ func (s *Session) own(ctx context.Context, h *ownership.Handle) {
 	go s.watchEvents(h)
 	served := make(chan struct{})
 	go s.dropEngine(ctx, h, served)
-	err := core.Serve(ctx, h, s.opts.Paths, s.opts.Notifier, s.logger, func(e *scheduler.Engine) {
+	err := core.Serve(ctx, h, s.opts.Paths, s.opts.Notifier, s.logger, func(e *scheduler.Engine) func() {
 		s.engMu.Lock()
 		if ctx.Err() == nil && !isClosed(h.Lost()) { // else dropEngine has run or is about to
 			s.engine = e
 		}
 		s.engMu.Unlock()
 		s.poke()
+		return s.forgetEngine // waits for a snapshot reading the engine before the journal closes
 	})
 	close(served)
-	s.engMu.Lock()
-	s.engine = nil
-	s.engMu.Unlock()
+	s.forgetEngine()
 	s.mu.Lock()
 	s.handle, s.pending = nil, nil
 	yielded := s.yieldedTo
@@ -218,6 +218,11 @@ func (s *Session) dropEngine(ctx context.Context, h *ownership.Handle, served <-
 	case <-h.Lost():
 	case <-served:
 	}
+	s.forgetEngine()
+}
+
+// forgetEngine stops snapshots from reading the engine; it waits for one reading it now.
+func (s *Session) forgetEngine() {
 	s.engMu.Lock()
 	s.engine = nil
 	s.engMu.Unlock()
