@@ -4,11 +4,13 @@ go 1.26.8
 
 require (
 	fyne.io/fyne/v2 v2.7.1
+	fyne.io/systray v1.12.2
 	github.com/BurntSushi/toml v1.6.0
 	github.com/PuerkitoBio/goquery v1.13.0
 	github.com/adrg/xdg v0.5.3
 	github.com/andybalholm/cascadia v1.3.4
 	github.com/fsnotify/fsnotify v1.10.1
+	github.com/fyne-io/image v0.1.1
 	github.com/go-co-op/gocron/v2 v2.21.2
 	github.com/godbus/dbus/v5 v5.1.0
 	github.com/gofrs/flock v0.13.2
@@ -27,13 +29,11 @@ require (
 )
 
 require (
-	fyne.io/systray v1.12.2 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/ebitengine/purego v0.11.2 // indirect
 	github.com/fredbi/uri v1.1.1 // indirect
 	github.com/fyne-io/gl-js v0.2.0 // indirect
 	github.com/fyne-io/glfw-js v0.3.0 // indirect
-	github.com/fyne-io/image v0.1.1 // indirect
 	github.com/fyne-io/oksvg v0.2.0 // indirect
 	github.com/go-gl/gl v0.0.0-20231021071112-07e5d0ea2e71 // indirect
 	github.com/go-gl/glfw/v3.3/glfw v0.0.0-20240506104042-037f3cc74f2a // indirect

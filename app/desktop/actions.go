@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -28,19 +27,21 @@ type actions struct {
 	p       paths.Paths
 	logger  *slog.Logger
 	pub     *publisher
+	loop    *uiLoop
 	stop    context.CancelFunc
 	done    <-chan struct{} // closed when the session has drained and released
 	runDone <-chan struct{} // closed when Fyne's Run has returned
 	exit    func(code int)
 	quit    sync.Once
-	// ended is set once Fyne's Run has returned; the app must not be quit a second time.
-	ended atomic.Bool
 }
 
-// ShowWindow brings the window up and focuses it.
+// ShowWindow brings the window up and focuses it, starting Fyne's loop if it has not run yet.
+// Any goroutine may call it (tray clicks arrive on the tray's own).
 func (a *actions) ShowWindow() {
-	a.win.Show()
-	a.win.RequestFocus()
+	a.loop.show(func() {
+		a.win.Show()
+		a.win.RequestFocus()
+	})
 }
 
 // OpenConfig opens routines.toml with the person's default app (its folder if it is missing).
@@ -59,18 +60,19 @@ func (a *actions) OpenConfig() {
 
 // Quit stops the scheduler, waits for in-flight runs, releases ownership, then ends the app.
 // The tray stays up meanwhile (its status line says it is finishing runs). It returns at once;
-// the tray and window menus call it on the UI goroutine.
+// any goroutine may call it (the tray's Quit runs on the tray's goroutine, the window menu's on
+// the UI goroutine).
 func (a *actions) Quit() { a.shutdown(true) }
 
-// shutdown is Quit from any goroutine. fromUI is false after SIGINT/SIGTERM: Fyne ends its loop
-// by itself on those, so the window and the app are left alone (once the loop has ended,
-// fyne.Do runs its function inline on the calling goroutine, off the UI thread).
+// shutdown is Quit. fromUI is false after SIGINT/SIGTERM: Fyne ends its loop by itself on
+// those, so the window and the app are left alone (once the loop has ended, fyne.Do runs its
+// function inline on the calling goroutine, off the UI thread).
 func (a *actions) shutdown(fromUI bool) {
 	a.quit.Do(func() {
 		a.logger.Info("quitting: draining runs and releasing ownership")
 		a.Stopping()
-		if fromUI && !a.ended.Load() {
-			uiDo(a.win.Hide)
+		if fromUI {
+			a.loop.do(a.win.Hide)
 		}
 		a.stop()
 		go a.finish(fromUI)
@@ -82,9 +84,11 @@ func (a *actions) shutdown(fromUI bool) {
 func (a *actions) finish(quitApp bool) {
 	<-a.done
 	a.pub.stop()
-	if quitApp && !a.ended.Load() {
-		uiDo(func() {
-			if !a.ended.Load() {
+	if quitApp {
+		// While the loop is idle there is nothing to quit: Run's goroutine sees the session
+		// end and returns without starting it.
+		a.loop.do(func() {
+			if !a.loop.ended() {
 				a.app.Quit()
 			}
 		})

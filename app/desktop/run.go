@@ -7,18 +7,18 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
-	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
-	"fyne.io/fyne/v2/driver/desktop"
 
 	"github.com/routinely/routinely/app/autostart"
 	_ "github.com/routinely/routinely/app/desktop/locale" // before Fyne reads the locale
 	"github.com/routinely/routinely/app/desktop/session"
+	"github.com/routinely/routinely/app/desktop/tray"
 	"github.com/routinely/routinely/app/paths"
 	"github.com/routinely/routinely/app/ui"
+	"github.com/routinely/routinely/ownership"
 )
 
 // appID is the id the app registers with (notifications, preferences); FyneApp.toml's ID.
@@ -34,45 +34,59 @@ const appID = autostart.AppID
 // there is nothing left to wait for.
 const toolkitGrace = 2 * time.Second
 
-// Run starts the desktop app on profile p and blocks until it quits (it is the cli.DesktopFunc main.go hands to the CLI).
+// Run starts the desktop app on profile p and blocks until it quits (it is the cli.DesktopFunc
+// main.go hands to the CLI). With background the window stays hidden, and on Linux Fyne's loop
+// does not even start, until the person opens it from the tray or a takeover request needs an
+// answer (see uiLoop).
 func Run(ctx context.Context, p paths.Paths, background bool, version string, logger *slog.Logger) error {
 	if logger == nil {
 		logger = slog.Default()
 	}
 	if os.Getenv("GOGC") == "" {
-		// A long-lived tray app: trade a little GC work for ~15 MB less resident memory (measured
-		// with footprint.sh: 195 → 180 MB with the window shown).
+		// A long-lived tray app: trade a little GC work for less resident memory (footprint.sh).
 		debug.SetGCPercent(50)
 	}
 	a := app.NewWithID(appID)
 	a.SetIcon(ui.AppIcon)
-	win := a.NewWindow("Routinely")
+	win := a.NewWindow("Routinely") // Fyne creates the OS window and its GL context on first Show
 	win.Resize(fyne.NewSize(1000, 640))
 	win.SetCloseIntercept(win.Hide) // closing hides; only Quit ends the app
 
 	sctx, stopSession := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopSession()
-	pub := &publisher{}
+	loop := newUILoop()
+	pub := &publisher{loop: loop}
 	sess := session.New(session.Options{
 		Paths: p, Version: version, Logger: logger, Notifier: ui.Notifier{App: a}, Publish: pub.publish,
 	})
 	sessDone, runDone := make(chan struct{}), make(chan struct{})
-	acts := &actions{Session: sess, app: a, win: win, p: p, logger: logger, pub: pub,
+	acts := &actions{Session: sess, app: a, win: win, p: p, logger: logger, pub: pub, loop: loop,
 		stop: stopSession, done: sessDone, runDone: runDone, exit: os.Exit}
-	pres := ui.NewPresenter(a, win, acts)
+	pres := ui.NewPresenter(win, acts)
 	win.SetMainMenu(ui.NewMainMenu(acts))
-	pres.Notify = func(n *fyne.Notification) { go a.SendNotification(n) } // a D-Bus call can be slow
-	pub.apply = pres.Apply
+	notify := func(n *fyne.Notification) { go a.SendNotification(n) } // a D-Bus call can be slow
 
-	if d, ok := a.(desktop.App); ok {
-		d.SetSystemTrayIcon(ui.LookStandby.Resource())
-		d.SetSystemTrayMenu(pres.Tray.Menu) // always a menu: GNOME hides a tray item without one
-		d.SetSystemTrayWindow(win)          // a left click shows the window
+	// The tray is ours, not Fyne's: Fyne's tray opens a hidden GL window at start-up.
+	tr := tray.New("Routinely", acts.ShowWindow) // a left click shows the window
+	defer tr.Stop()
+	trayPres := ui.NewTrayPresenter(tr, acts, notify, func(err error) {
+		logger.Warn("tray action failed", "err", err)
+		notify(&fyne.Notification{Title: "Routinely", Content: err.Error()})
+		loop.do(func() { pres.View.ShowError(err) })
+	})
+	trayPres.OnRequest = func(ownership.Request) { acts.ShowWindow() } // the prompt is in the window
+	pub.tray, pub.window = trayPres.Apply, pres.Apply
+	tr.SetIcon(ui.LookStandby.Resource())
+	if trayNeedsUILoop {
+		a.Lifecycle().SetOnStarted(tr.Start) // on the UI thread, as Fyne starts its own tray
+	} else {
+		tr.Start()
 	}
+
 	if !background {
-		win.Show()
+		acts.ShowWindow()
 	}
-	go warnIfNoTray(logger, win)
+	go warnIfNoTray(logger, acts.ShowWindow)
 	go func() {
 		defer close(sessDone)
 		if err := sess.Run(sctx); err != nil {
@@ -82,69 +96,39 @@ func Run(ctx context.Context, p paths.Paths, background bool, version string, lo
 	go func() {
 		select {
 		case <-ctx.Done():
-			// SIGINT/SIGTERM: Fyne ends its loop by itself on these, so the window gets no more
-			// updates; drain, release and exit as Quit does.
+			// SIGINT/SIGTERM: Fyne ends its loop by itself on these (if it runs), so the window
+			// gets no more updates; drain, release and exit as Quit does.
 			pub.stop()
 			acts.shutdown(false)
 		case <-sessDone:
 		}
 	}()
 
+	if !trayNeedsUILoop {
+		select {
+		case <-loop.startReq: // the window is wanted: start the loop below
+		case <-sessDone: // quit before the window was ever opened
+		}
+	}
+	select {
+	case <-sessDone:
+		loop.end()
+		close(runDone)
+		logger.Info("desktop app stopped")
+		return nil
+	default:
+	}
+	if loop.begin() {
+		win.Show() // on the main goroutine before Run, as Fyne allows
+	}
+	pub.flush()
 	a.Run()
-	acts.ended.Store(true)
+	loop.end()
 	pub.stop()
 	close(runDone)
-	// The driver can also end the loop by itself (SIGTERM, its tray's own quit): drain anyway.
+	// The driver can also end the loop by itself (SIGTERM): drain anyway.
 	stopSession()
 	<-sessDone
 	logger.Info("desktop app stopped")
 	return nil
-}
-
-// publisher hands session snapshots to the UI goroutine, keeping only the newest when the UI is
-// behind, so the session never waits for the UI loop and the queue never grows. After stop it
-// drops snapshots: once Fyne's loop has ended, fyne.Do runs its function inline on the caller's
-// goroutine, and the window and tray must not be touched from the session's.
-type publisher struct {
-	mu      sync.Mutex
-	latest  ui.State
-	queued  bool
-	stopped bool
-	apply   func(ui.State)
-}
-
-func (p *publisher) publish(st ui.State) {
-	p.mu.Lock()
-	p.latest = st
-	if p.queued || p.stopped {
-		p.mu.Unlock()
-		return
-	}
-	p.queued = true
-	p.mu.Unlock()
-	uiDo(func() {
-		p.mu.Lock()
-		st, apply, stopped := p.latest, p.apply, p.stopped
-		p.queued = false
-		p.mu.Unlock()
-		if apply != nil && !stopped {
-			apply(st)
-		}
-	})
-}
-
-// stop drops every later snapshot, including one already handed to fyne.Do.
-func (p *publisher) stop() {
-	p.mu.Lock()
-	p.stopped = true
-	p.mu.Unlock()
-}
-
-// uiDo is fyne.Do for goroutines that may outlive Fyne's loop: when the loop ends at the same
-// moment (the driver quits by itself on SIGTERM), Fyne v2.7.1 can close its queue between its
-// "drained" check and the send, which panics with a send on a closed channel. Losing the update
-// is right then: there is no window left to update.
-func uiDo(f func()) {
-	defer func() { _ = recover() }()
-	fyne.Do(f)
 }

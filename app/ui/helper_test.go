@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
+
 	"github.com/routinely/routinely/ownership"
 )
 
@@ -87,3 +89,35 @@ func (c *challenger) Result(t *testing.T, within time.Duration) string {
 	}
 	return ""
 }
+
+// presenters is the desktop's pair: the tray side and the window side, applied together as the
+// desktop does once its window's loop runs.
+type presenters struct {
+	*Presenter
+	Tray *TrayPresenter
+	host *trayHost
+}
+
+func newPresenters(a fyne.App, acts Actions) *presenters {
+	host := &trayHost{}
+	return &presenters{
+		Presenter: NewPresenter(a.NewWindow("Routinely"), acts),
+		Tray:      NewTrayPresenter(host, acts, a.SendNotification, nil),
+		host:      host,
+	}
+}
+
+func (p *presenters) Apply(s State) {
+	p.Tray.Apply(s)
+	p.Presenter.Apply(s)
+}
+
+// trayHost records what the presenters asked the system tray to show.
+type trayHost struct {
+	shown int // calls to Show
+	menu  *fyne.Menu
+	icon  fyne.Resource
+}
+
+func (h *trayHost) Show(m *fyne.Menu)       { h.shown++; h.menu = m }
+func (h *trayHost) SetIcon(r fyne.Resource) { h.icon = r }

@@ -89,19 +89,27 @@ func resolved(t *testing.T, replies <-chan ownership.Reply) ownership.Reply {
 func TestTakeoverApproveReachesHandle(t *testing.T) {
 	a := test.NewTempApp(t)
 	replies, h, req, c := ownedDir(t)
-	w := a.NewWindow("Routinely")
-	p := NewPresenter(a, w, &handleActions{h: h})
+	p := newPresenters(a, &handleActions{h: h})
+	var opened []string
+	p.Tray.OnRequest = func(r ownership.Request) { opened = append(opened, r.ID) }
 	st := State{Mode: ModeOwning, Now: time.Now(), Pending: &req}
 
 	test.AssertNotificationSent(t, TakeoverNotification(req), func() { p.Apply(st) })
 	if p.Prompt == nil {
 		t.Fatal("no takeover dialog after the request")
 	}
-	if p.Look != LookWarning {
-		t.Errorf("tray look = %s, want warning while a request is pending", p.Look)
+	if p.Tray.Look != LookWarning || p.host.icon != LookWarning.Resource() {
+		t.Errorf("tray look = %s (icon shown %v), want warning while a request is pending", p.Tray.Look, p.host.icon)
 	}
-	if it := p.Tray.Item(approvePrefix); it == nil || !strings.Contains(it.Label, "pid "+strconv.Itoa(req.Requester.PID)) {
-		t.Errorf("tray has no Approve item naming pid %d: %q", req.Requester.PID, p.Tray.Labels())
+	if it := p.Tray.Menu.Item(approvePrefix); it == nil || !strings.Contains(it.Label, "pid "+strconv.Itoa(req.Requester.PID)) {
+		t.Errorf("tray has no Approve item naming pid %d: %q", req.Requester.PID, p.Tray.Menu.Labels())
+	}
+	// The same request again (the next second's snapshot): no second notification, no second
+	// call to open the window.
+	st.Now = st.Now.Add(time.Second)
+	test.AssertNotificationSent(t, nil, func() { p.Apply(st) })
+	if len(opened) != 1 || opened[0] != req.ID {
+		t.Errorf("OnRequest calls = %q, want once for %s", opened, req.ID)
 	}
 	test.Tap(p.Prompt.approve)
 
@@ -121,7 +129,7 @@ func TestTakeoverApproveReachesHandle(t *testing.T) {
 func TestTakeoverDenyReachesHandle(t *testing.T) {
 	a := test.NewTempApp(t)
 	replies, h, req, c := ownedDir(t)
-	p := NewPresenter(a, a.NewWindow("Routinely"), &handleActions{h: h})
+	p := newPresenters(a, &handleActions{h: h})
 	p.Apply(State{Mode: ModeOwning, Now: time.Now(), Pending: &req})
 	if p.Prompt == nil {
 		t.Fatal("no takeover dialog after the request")
@@ -140,20 +148,20 @@ func TestTakeoverDenyReachesHandle(t *testing.T) {
 	}
 	// The request is gone: the prompt closes and the tray items disappear.
 	p.Apply(State{Mode: ModeOwning, Now: time.Now()})
-	if p.Prompt != nil || p.Tray.Item(LabelDeny) != nil || p.Tray.Item(approvePrefix) != nil {
-		t.Errorf("prompt or tray items left after the answer: %q", p.Tray.Labels())
+	if p.Prompt != nil || p.Tray.Menu.Item(LabelDeny) != nil || p.Tray.Menu.Item(approvePrefix) != nil {
+		t.Errorf("prompt or tray items left after the answer: %q", p.Tray.Menu.Labels())
 	}
 }
 
 func TestTakeoverApproveFromTrayReachesHandle(t *testing.T) {
 	a := test.NewTempApp(t)
 	replies, h, req, c := ownedDir(t)
-	p := NewPresenter(a, a.NewWindow("Routinely"), &handleActions{h: h})
+	p := newPresenters(a, &handleActions{h: h})
 	p.Apply(State{Mode: ModeOwning, Now: time.Now(), Pending: &req})
 
-	approve := p.Tray.Item(approvePrefix)
-	if approve == nil || p.Tray.Item(LabelDeny) == nil {
-		t.Fatalf("no Approve/Deny items in the tray: %q", p.Tray.Labels())
+	approve := p.Tray.Menu.Item(approvePrefix)
+	if approve == nil || p.Tray.Menu.Item(LabelDeny) == nil {
+		t.Fatalf("no Approve/Deny items in the tray: %q", p.Tray.Menu.Labels())
 	}
 	approve.Action()
 

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"fyne.io/fyne/v2"
 )
@@ -21,11 +22,24 @@ const (
 	noRoutinesLabel = "(no routines)"
 )
 
+// TrayHost is the system tray a TrayMenu and a TrayPresenter drive: app/desktop/tray in the app,
+// nil or a recorder in tests.
+type TrayHost interface {
+	// Show makes the tray show m's current items (called again after m changed).
+	Show(m *fyne.Menu)
+	// SetIcon shows r as the tray icon.
+	SetIcon(r fyne.Resource)
+}
+
 // TrayMenu is the tray's menu model. It keeps one *fyne.Menu and its items for the app's
-// lifetime and changes them in place; Refresh is called only when something visible changed, so
-// a once-a-second state update does not rebuild the D-Bus menu every second.
+// lifetime and changes them in place; it asks the host to show the menu again only when
+// something visible changed, so a once-a-second state update does not touch the D-Bus menu.
+// It is safe for concurrent use: the session's goroutine updates it while the tray's click
+// goroutines run its actions, and no UI loop is involved.
 type TrayMenu struct {
 	Menu     *fyne.Menu
+	mu       sync.Mutex // guards Menu and its items after construction
+	host     TrayHost
 	status   *fyne.MenuItem
 	open     *fyne.MenuItem
 	runNow   *fyne.MenuItem
@@ -42,9 +56,10 @@ type TrayMenu struct {
 	shown    string // signature of what the menu showed at the last Refresh
 }
 
-// NewTrayMenu builds the menu; onError (may be nil) shows a failed action.
-func NewTrayMenu(a Actions, onError func(error)) *TrayMenu {
-	t := &TrayMenu{actions: a, onError: onError}
+// NewTrayMenu builds the menu shown by host (may be nil: nothing is shown); onError (may be nil)
+// reports a failed action, on the goroutine that ran it.
+func NewTrayMenu(a Actions, host TrayHost, onError func(error)) *TrayMenu {
+	t := &TrayMenu{actions: a, host: host, onError: onError}
 	t.status = &fyne.MenuItem{Label: "Starting…", Disabled: true}
 	t.open = fyne.NewMenuItem(LabelOpen, a.ShowWindow)
 	t.runNow = fyne.NewMenuItem(LabelRunNow, nil)
@@ -55,7 +70,12 @@ func NewTrayMenu(a Actions, onError func(error)) *TrayMenu {
 	t.deny = fyne.NewMenuItem(LabelDeny, func() { t.decide(false) })
 	t.takeBack = fyne.NewMenuItem(LabelTakeBack, a.TakeBack)
 	t.auto = fyne.NewMenuItem(LabelAutoStart, nil)
-	t.auto.Action = func() { t.report(a.SetStartAtLogin(!t.auto.Checked)) }
+	t.auto.Action = func() {
+		t.mu.Lock()
+		on := !t.auto.Checked
+		t.mu.Unlock()
+		t.report(a.SetStartAtLogin(on))
+	}
 	t.quit = fyne.NewMenuItem(LabelQuit, a.Quit)
 	t.quit.IsQuit = true
 	t.Menu = fyne.NewMenu("Routinely")
@@ -63,9 +83,11 @@ func NewTrayMenu(a Actions, onError func(error)) *TrayMenu {
 	return t
 }
 
-// Update changes the menu in place to show s and refreshes the tray if anything visible
-// changed. It reports whether it refreshed. Call it on the UI goroutine.
+// Update changes the menu in place to show s and has the host show it again if anything
+// visible changed. It reports whether it did. Any goroutine may call it.
 func (t *TrayMenu) Update(s State) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	t.status.Label = OwnerLine(s)
 	t.auto.Checked = s.AutoStart
 	t.pause.Disabled = len(s.Routines) == 0 || s.AllPaused()
@@ -88,14 +110,16 @@ func (t *TrayMenu) Update(s State) bool {
 		return false
 	}
 	t.shown = sig
-	if fyne.CurrentApp() != nil {
-		t.Menu.Refresh()
+	if t.host != nil {
+		t.host.Show(t.Menu)
 	}
 	return true
 }
 
 // Labels lists the menu's visible labels (separators as "---"), for tests and logs.
 func (t *TrayMenu) Labels() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	var out []string
 	for _, it := range t.Menu.Items {
 		if it.IsSeparator {
@@ -109,6 +133,8 @@ func (t *TrayMenu) Labels() []string {
 
 // Item returns the top-level item whose label starts with prefix (nil if none), for tests.
 func (t *TrayMenu) Item(prefix string) *fyne.MenuItem {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	for _, it := range t.Menu.Items {
 		if !it.IsSeparator && strings.HasPrefix(it.Label, prefix) {
 			return it
@@ -132,10 +158,13 @@ func (t *TrayMenu) updateRunNow(s State) {
 }
 
 func (t *TrayMenu) decide(approve bool) {
-	if id := t.pending; id != "" {
+	t.mu.Lock()
+	id := t.pending
+	t.mu.Unlock()
+	if id != "" {
 		go func() {
-			if err := t.actions.Decide(id, approve); err != nil && t.onError != nil {
-				fyne.Do(func() { t.onError(fmt.Errorf("answer takeover request: %w", err)) })
+			if err := t.actions.Decide(id, approve); err != nil {
+				t.report(fmt.Errorf("answer takeover request: %w", err))
 			}
 		}()
 	}

@@ -135,7 +135,7 @@ func TestWedgeBannerMarkup(t *testing.T) {
 
 func TestWedgeNotificationOncePerEpisode(t *testing.T) {
 	a := test.NewTempApp(t)
-	p := NewPresenter(a, a.NewWindow("Routinely"), &recorder{})
+	p := newPresenters(a, &recorder{})
 	s := standbyState()
 	s.Routines = s.Routines[:1] // no failing routine: the warning look is the wedge's alone
 	d := ownership.Diagnosis{Kind: ownership.DiagStalled, Message: "routines are overdue by 3m"}
@@ -143,24 +143,25 @@ func TestWedgeNotificationOncePerEpisode(t *testing.T) {
 	test.AssertNotificationSent(t, DiagnosisNotification(d), func() { p.Apply(s) })
 	s.Now = s.Now.Add(time.Second)
 	test.AssertNotificationSent(t, nil, func() { p.Apply(s) }) // same episode: no second one
-	if p.Look != LookWarning {
-		t.Errorf("look = %s during a wedge, want warning", p.Look)
+	if p.Tray.Look != LookWarning || p.host.icon != LookWarning.Resource() {
+		t.Errorf("look = %s during a wedge, want warning", p.Tray.Look)
 	}
 	s.Owner.Diagnoses = nil
 	p.Apply(s)
-	if p.Look != LookStandby {
-		t.Errorf("look = %s after recovery, want standby", p.Look)
+	if p.Tray.Look != LookStandby || p.host.icon != LookStandby.Resource() {
+		t.Errorf("look = %s after recovery, want standby", p.Tray.Look)
 	}
 }
 
 func TestTrayMenuInPlace(t *testing.T) {
 	test.NewTempApp(t)
 	rec := &recorder{}
-	m := NewTrayMenu(rec, nil)
+	host := &trayHost{}
+	m := NewTrayMenu(rec, host, nil)
 	menu := m.Menu
 	s := standbyState()
-	if !m.Update(s) {
-		t.Fatal("first state did not refresh the menu")
+	if !m.Update(s) || host.shown != 2 || host.menu != menu {
+		t.Fatalf("first state did not show the menu again (shown %d times)", host.shown)
 	}
 	want := []string{"Owner: daemon pid 4242 on laptop", "---", LabelOpen, LabelRunNow, LabelPauseAll, LabelResumeAll,
 		"---", LabelTakeBack, "---", LabelAutoStart, "---", LabelQuit}
@@ -171,7 +172,7 @@ func TestTrayMenuInPlace(t *testing.T) {
 		t.Error("status line is clickable")
 	}
 	s.Now = s.Now.Add(time.Second)
-	if m.Update(s) {
+	if m.Update(s) || host.shown != 2 {
 		t.Error("a state with nothing new for the tray refreshed the menu")
 	}
 	req := fixtureRequest()
@@ -322,7 +323,7 @@ func TestHistoryIgnoresAnAnswerForAnEarlierChoice(t *testing.T) {
 // Pause all is disabled once everything is paused, Resume all while nothing is.
 func TestTrayPauseResumeFollowThePausedRoutines(t *testing.T) {
 	test.NewTempApp(t)
-	m := NewTrayMenu(&recorder{}, nil)
+	m := NewTrayMenu(&recorder{}, nil, nil)
 	s := standbyState() // heartbeat is paused, the others run
 	m.Update(s)
 	if m.Item(LabelPauseAll).Disabled || m.Item(LabelResumeAll).Disabled {

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Footprint benchmark of the desktop app (not part of `make test`): idle RSS and CPU under Xvfb
-# with 20 routines, window shown (its labels refresh every second), tray registered.
+# with 20 routines, tray registered.
 #   bash app/desktop/testdata/footprint.sh ./build/routinely [SECONDS [APP ARGS...]]
-# SECONDS defaults to 300; APP ARGS such as --background measure the app with its window hidden.
+# SECONDS defaults to 300. Without APP ARGS the window is shown (its labels refresh every
+# second); with --background the app idles as it does after a login start: tray only, window
+# never opened, so neither Fyne's loop nor OpenGL is running.
 # Prints RSS at start and end, the RSS growth over the last 3 minutes (or the last 60 % of a
 # shorter run), and the average CPU use in % of one core. Goals (issue 6): RSS <= 120 MB,
 # CPU <= 1 %, no growth over the last 3 minutes.

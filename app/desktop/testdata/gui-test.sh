@@ -30,7 +30,7 @@ cleanup() {
 	trap - EXIT
 	local i
 	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do stop_pid "${pids[i]}" 5 || true; done
-	rm -rf "$HOME_DIR" "${NOTRAY_HOME:-}"
+	rm -rf "$HOME_DIR" "${NOTRAY_HOME:-}" "${PROMPT_HOME:-}"
 }
 trap cleanup EXIT
 trap 'exit 143' TERM INT   # so cleanup runs on the watchdog's SIGTERM too
@@ -155,10 +155,16 @@ pass "the app owns (pid $APP)"
 wait_for 5 has_label "Owner: this app" || fail "tray status line: $(status_line)"
 pass "tray says: $(status_line)"
 ICON_OWNING=$(icon_sum)
+# gl_loaded PID: the process has loaded Mesa's GLX driver (what an OpenGL window costs: ~60 MB
+# under Xvfb). The tray needs none, so a --background app must not load it before its window.
+gl_loaded() { grep -E 'libGLX_mesa|_dri\.so' "/proc/$1/maps" >/dev/null; }
+if gl_loaded "$APP"; then fail "the --background app loaded OpenGL before its window was ever opened"; fi
+pass "no OpenGL loaded while the window was never opened"
 
 # 2. --background showed no window; Open Routinely in the tray menu shows it. Screenshot.
 if notray_window >/dev/null 2>&1; then fail "--background start showed the window"; fi
 click_until 10 "Open Routinely" notray_window || fail "no window after Open Routinely"
+gl_loaded "$APP" || fail "the window is shown but Mesa is not loaded (is gl_loaded still a valid probe?)"
 sleep 1.5
 timeout 20 import -window root "$OUT/window.png"; pass "window shown (screenshot window.png)"
 
@@ -252,7 +258,27 @@ rc=0; wait "$APP" || rc=$?
 if role_is desktop; then fail "the guard is still held after Quit"; fi
 grep -q 'desktop app stopped' "$OUT/app.log" || fail "the app did not log its clean stop"
 pass "Quit released ownership and exited 0"
-if grep -q "Error in Fyne call thread" "$OUT/app.log" "$OUT/notray.log"; then
-	fail "a UI update ran outside the Fyne UI goroutine: $(grep -h -A1 'Error in Fyne call thread' "$OUT/app.log" "$OUT/notray.log" | head -4)"
+
+# 6. A takeover request reaches an app whose window was never opened (so Fyne's loop has not
+#    run yet): the window comes up with the prompt. Own profile; the daemon gives up on SIGTERM.
+PROMPT_HOME=$(mktemp -d /tmp/routinely-prompt.XXXXXX); chmod 700 "$PROMPT_HOME"
+cp "$HOME_DIR/routines.toml" "$PROMPT_HOME/"
+ROUTINELY_HOME=$PROMPT_HOME "$BIN" --background >"$OUT/prompt-app.log" 2>&1 & APP2=$!; pids+=($APP2)
+app2_window() { "${XDOTOOL[@]}" search --onlyvisible --pid "$APP2" --name '^Routinely$'; }
+ROUTINELY_HOME=$PROMPT_HOME wait_for 15 role_is desktop || fail "the second app does not own its profile"
+if app2_window >/dev/null 2>&1 || gl_loaded "$APP2"; then fail "the second --background app opened its window by itself"; fi
+ROUTINELY_HOME=$PROMPT_HOME "$BIN" daemon --takeover >"$OUT/prompt-daemon.log" 2>&1 & DAEMON=$!; pids+=($DAEMON)
+wait_for 5 test -s "$PROMPT_HOME/takeover.json" || fail "the daemon wrote no takeover request to the second app"
+wait_for 5 app2_window || fail "no window with the takeover prompt from an app whose window was never opened"
+sleep 1
+timeout 20 import -window root "$OUT/takeover-unopened.png"
+pass "takeover request opened the never-shown window (screenshot takeover-unopened.png)"
+stop_pid "$DAEMON" 10 || fail "the waiting daemon did not exit within 10 s of SIGTERM"
+stop_pid "$APP2" 10 || fail "the second app did not exit within 10 s of SIGTERM"
+grep -q 'desktop app stopped' "$OUT/prompt-app.log" || fail "the second app did not stop cleanly"
+rm -rf "$PROMPT_HOME"
+
+if grep -q "Error in Fyne call thread" "$OUT"/*.log; then
+	fail "a UI update ran outside the Fyne UI goroutine: $(grep -h -A1 'Error in Fyne call thread' "$OUT"/*.log | head -4)"
 fi
 echo "gui-test: all passed (artifacts in $OUT)"
