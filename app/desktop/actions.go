@@ -70,6 +70,7 @@ func (a *actions) Quit() { a.shutdown(true) }
 func (a *actions) shutdown(fromUI bool) {
 	a.quit.Do(func() {
 		a.logger.Info("quitting: draining runs and releasing ownership")
+		a.loop.shut() // a window asked for from now on must not start Fyne's loop
 		a.Stopping()
 		if fromUI {
 			a.loop.do(a.win.Hide)

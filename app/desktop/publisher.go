@@ -8,7 +8,8 @@ import (
 	"github.com/routinely/routinely/app/ui"
 )
 
-// publisher hands session snapshots to the tray at once and to the window through the UI loop.
+// publisher hands session snapshots to the tray at once (where it needs no UI loop) and to the
+// window through the UI loop.
 // For the window it keeps only the newest snapshot when the UI is behind, so the session never
 // waits for the UI loop and the queue never grows; while the loop is idle it only keeps the
 // newest, which flush applies when the loop starts. After stop it drops snapshots: once Fyne's
@@ -16,8 +17,11 @@ import (
 // must not be touched from the session's.
 type publisher struct {
 	loop   *uiLoop
-	tray   func(ui.State) // TrayPresenter.Apply: no UI loop needed
+	tray   func(ui.State) // TrayPresenter.Apply: at once, or on the UI goroutine if trayOnUI
 	window func(ui.State) // Presenter.Apply: on the UI goroutine
+	// trayOnUI sends tray updates through the UI loop with the window's, where the tray lives on
+	// that loop (macOS, Windows: see trayNeedsUILoop).
+	trayOnUI bool
 
 	trayMu  sync.Mutex // the tray presenter is not safe for concurrent use
 	mu      sync.Mutex
@@ -29,11 +33,9 @@ type publisher struct {
 // publish is the session's Publish hook: it shows st in the tray now and queues it for the
 // window.
 func (p *publisher) publish(st ui.State) {
-	p.trayMu.Lock()
-	if p.tray != nil {
-		p.tray(st)
+	if !p.trayOnUI {
+		p.applyTray(st)
 	}
-	p.trayMu.Unlock()
 
 	p.mu.Lock()
 	p.latest = st
@@ -60,8 +62,22 @@ func (p *publisher) applyLatest() {
 	st, apply, stopped := p.latest, p.window, p.stopped
 	p.queued = false
 	p.mu.Unlock()
-	if apply != nil && !stopped {
+	if stopped {
+		return
+	}
+	if p.trayOnUI {
+		p.applyTray(st)
+	}
+	if apply != nil {
 		apply(st)
+	}
+}
+
+func (p *publisher) applyTray(st ui.State) {
+	p.trayMu.Lock()
+	defer p.trayMu.Unlock()
+	if p.tray != nil {
+		p.tray(st)
 	}
 }
 

@@ -15,7 +15,6 @@ import (
 	"github.com/routinely/routinely/app/autostart"
 	_ "github.com/routinely/routinely/app/desktop/locale" // before Fyne reads the locale
 	"github.com/routinely/routinely/app/desktop/session"
-	"github.com/routinely/routinely/app/desktop/tray"
 	"github.com/routinely/routinely/app/paths"
 	"github.com/routinely/routinely/app/ui"
 	"github.com/routinely/routinely/ownership"
@@ -66,8 +65,7 @@ func Run(ctx context.Context, p paths.Paths, background bool, version string, lo
 	win.SetMainMenu(ui.NewMainMenu(acts))
 	notify := func(n *fyne.Notification) { go a.SendNotification(n) } // a D-Bus call can be slow
 
-	// The tray is ours, not Fyne's: Fyne's tray opens a hidden GL window at start-up.
-	tr := tray.New("Routinely", acts.ShowWindow) // a left click shows the window
+	tr := newTrayHost(a, win, acts.ShowWindow) // a left click shows the window
 	defer tr.Stop()
 	trayPres := ui.NewTrayPresenter(tr, acts, notify, func(err error) {
 		logger.Warn("tray action failed", "err", err)
@@ -75,13 +73,9 @@ func Run(ctx context.Context, p paths.Paths, background bool, version string, lo
 		loop.do(func() { pres.View.ShowError(err) })
 	})
 	trayPres.OnRequest = func(ownership.Request) { acts.ShowWindow() } // the prompt is in the window
-	pub.tray, pub.window = trayPres.Apply, pres.Apply
+	pub.tray, pub.window, pub.trayOnUI = trayPres.Apply, pres.Apply, trayNeedsUILoop
 	tr.SetIcon(ui.LookStandby.Resource())
-	if trayNeedsUILoop {
-		a.Lifecycle().SetOnStarted(tr.Start) // on the UI thread, as Fyne starts its own tray
-	} else {
-		tr.Start()
-	}
+	tr.Start()
 
 	if !background {
 		acts.ShowWindow()
@@ -107,18 +101,19 @@ func Run(ctx context.Context, p paths.Paths, background bool, version string, lo
 	if !trayNeedsUILoop {
 		select {
 		case <-loop.startReq: // the window is wanted: start the loop below
-		case <-sessDone: // quit before the window was ever opened
+		case <-sessDone: // Quit, a signal or a failure before the window was ever wanted
+			loop.shut()
 		}
 	}
-	select {
-	case <-sessDone:
+	ok, show := loop.begin()
+	if !ok { // quitting before the window was ever opened
+		<-sessDone
 		loop.end()
 		close(runDone)
 		logger.Info("desktop app stopped")
 		return nil
-	default:
 	}
-	if loop.begin() {
+	if show {
 		win.Show() // on the main goroutine before Run, as Fyne allows
 	}
 	pub.flush()

@@ -68,12 +68,27 @@ func (l *uiLoop) show(showWindow func()) {
 }
 
 // begin marks the loop live (Run's goroutine calls it just before fyne.App.Run) and reports
-// whether the window was asked for meanwhile.
-func (l *uiLoop) begin() (show bool) {
+// whether the window was asked for meanwhile. It refuses (ok false) once shut: an app that is
+// shutting down must not start Fyne's loop, which nothing would quit (Fyne watches SIGTERM only
+// from its Run on, and the session's Quit has already passed).
+func (l *uiLoop) begin() (ok, show bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.state == loopEnded {
+		return false, false
+	}
 	l.state = loopLive
-	return l.wantShow
+	return true, l.wantShow
+}
+
+// shut ends an idle loop before it ever ran (the app is shutting down); a live loop is left to
+// its Quit.
+func (l *uiLoop) shut() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.state == loopIdle {
+		l.state = loopEnded
+	}
 }
 
 // end marks the loop ended (Run returned); it reports whether the loop had been live.

@@ -46,8 +46,8 @@ func TestPublisherFeedsTrayAlwaysAndWindowOnlyWhileLive(t *testing.T) {
 	if shown != 0 {
 		t.Error("the window was shown before the loop started")
 	}
-	if !loop.begin() {
-		t.Error("begin did not report the pending request for the window")
+	if ok, show := loop.begin(); !ok || !show {
+		t.Errorf("begin = %t, %t; want the loop started and the pending request for the window reported", ok, show)
 	}
 	pub.flush()
 	if len(window) != 1 || window[0] != "two" {
@@ -67,5 +67,50 @@ func TestPublisherFeedsTrayAlwaysAndWindowOnlyWhileLive(t *testing.T) {
 	loop.show(func() { shown++ })
 	if len(window) != 2 || shown != 1 || len(tray) != 4 {
 		t.Errorf("ended loop: window got %q, shown %d times, tray got %q", window, shown, tray)
+	}
+}
+
+// Once the app is shutting down, a request for the window (a tray click, a takeover prompt, the
+// no-tray fallback) must not start Fyne's loop: nothing would quit it.
+func TestShutLoopNeverStarts(t *testing.T) {
+	test.NewTempApp(t)
+	loop := newUILoop()
+	loop.shut()
+	loop.show(func() { t.Error("the window was shown by a shut loop") })
+	if ok, _ := loop.begin(); ok {
+		t.Error("begin started a loop that was shut while idle")
+	}
+	if loop.do(func() { t.Error("a function ran on a shut loop") }) {
+		t.Error("do reported a shut loop as live")
+	}
+
+	// A live loop is not shut: its own Quit ends it.
+	live := newUILoop()
+	live.begin()
+	live.shut()
+	ran := false
+	if !live.do(func() { ran = true }) || !ran {
+		t.Error("shut ended a live loop")
+	}
+}
+
+// Where the tray lives on the UI loop (macOS, Windows), tray updates wait for the loop and
+// travel with the window's, and are dropped after stop like the window's.
+func TestPublisherTrayOnUILoop(t *testing.T) {
+	test.NewTempApp(t)
+	loop := newUILoop()
+	var tray []string
+	pub := &publisher{loop: loop, trayOnUI: true, tray: func(s ui.State) { tray = append(tray, s.Notice) }}
+	pub.publish(ui.State{Notice: "idle"})
+	if len(tray) != 0 {
+		t.Fatalf("tray updated off the UI loop: %q", tray)
+	}
+	loop.begin()
+	pub.flush()
+	pub.publish(ui.State{Notice: "live"})
+	pub.stop()
+	pub.publish(ui.State{Notice: "stopped"})
+	if len(tray) != 2 || tray[0] != "idle" || tray[1] != "live" {
+		t.Errorf("tray got %q, want the newest state at the start, then each live one", tray)
 	}
 }

@@ -20,7 +20,8 @@ const (
 )
 
 // State is one snapshot of everything the window and the tray show. It is a plain value built
-// off the UI goroutine and handed to Presenter.Apply on it.
+// off the UI goroutine, handed to TrayPresenter.Apply and, on the UI goroutine, to
+// Presenter.Apply.
 type State struct {
 	Mode       Mode
 	Now        time.Time

@@ -135,7 +135,9 @@ func TestWedgeBannerMarkup(t *testing.T) {
 
 func TestWedgeNotificationOncePerEpisode(t *testing.T) {
 	a := test.NewTempApp(t)
-	p := newPresenters(a, &recorder{})
+	// The tray side alone: notifications and the icon need no window and no UI loop.
+	host := &trayHost{}
+	p := NewTrayPresenter(host, &recorder{}, a.SendNotification, nil)
 	s := standbyState()
 	s.Routines = s.Routines[:1] // no failing routine: the warning look is the wedge's alone
 	d := ownership.Diagnosis{Kind: ownership.DiagStalled, Message: "routines are overdue by 3m"}
@@ -143,13 +145,13 @@ func TestWedgeNotificationOncePerEpisode(t *testing.T) {
 	test.AssertNotificationSent(t, DiagnosisNotification(d), func() { p.Apply(s) })
 	s.Now = s.Now.Add(time.Second)
 	test.AssertNotificationSent(t, nil, func() { p.Apply(s) }) // same episode: no second one
-	if p.Tray.Look != LookWarning || p.host.icon != LookWarning.Resource() {
-		t.Errorf("look = %s during a wedge, want warning", p.Tray.Look)
+	if p.Look != LookWarning || host.icon != LookWarning.Resource() {
+		t.Errorf("look = %s during a wedge, want warning", p.Look)
 	}
 	s.Owner.Diagnoses = nil
 	p.Apply(s)
-	if p.Tray.Look != LookStandby || p.host.icon != LookStandby.Resource() {
-		t.Errorf("look = %s after recovery, want standby", p.Tray.Look)
+	if p.Look != LookStandby || host.icon != LookStandby.Resource() {
+		t.Errorf("look = %s after recovery, want standby", p.Look)
 	}
 }
 
@@ -342,5 +344,34 @@ func TestTrayPauseResumeFollowThePausedRoutines(t *testing.T) {
 	m.Update(s)
 	if !m.Item(LabelPauseAll).Disabled || m.Item(LabelResumeAll).Disabled {
 		t.Error("all paused: want Pause all disabled and Resume all enabled")
+	}
+}
+
+// The session's goroutine updates the tray menu while the tray's goroutine runs its actions,
+// with no UI loop between them: -race fails this if TrayMenu's state is not guarded.
+func TestTrayMenuUpdatesWhileActionsRun(t *testing.T) {
+	rec := &recorder{}
+	m := NewTrayMenu(rec, &trayHost{}, nil)
+	s := standbyState()
+	req := fixtureRequest()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 200 {
+			s.AutoStart = i%2 == 0
+			s.Pending = nil
+			if i%3 == 0 {
+				s.Pending = &req
+			}
+			m.Update(s)
+		}
+	}()
+	for range 200 {
+		m.auto.Action()
+		m.deny.Action()
+	}
+	<-done
+	if len(rec.Calls()) < 200 {
+		t.Errorf("%d start-at-login calls recorded, want 200", len(rec.Calls()))
 	}
 }

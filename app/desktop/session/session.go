@@ -23,8 +23,9 @@ type Options struct {
 	Version  string
 	Logger   *slog.Logger
 	Notifier scheduler.Notifier
-	// Publish receives every new snapshot, from the session's goroutines. It must not block:
-	// the desktop hands the snapshot to the UI goroutine with fyne.Do.
+	// Publish receives every new snapshot, from the session's refresh goroutine. It must not
+	// wait for the UI loop: the desktop updates the tray at once and hands the snapshot to the
+	// UI goroutine with fyne.Do.
 	Publish func(ui.State)
 	Tick    time.Duration // how often the observed state is refreshed; 0 → 1 s
 	// Executable is the binary the login item starts; "" → os.Executable.

@@ -30,7 +30,7 @@ cleanup() {
 	trap - EXIT
 	local i
 	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do stop_pid "${pids[i]}" 5 || true; done
-	rm -rf "$HOME_DIR" "${NOTRAY_HOME:-}" "${PROMPT_HOME:-}"
+	rm -rf "$HOME_DIR" "${NOTRAY_HOME:-}" "${PROMPT_HOME:-}" "${IDLE_HOME:-}"
 }
 trap cleanup EXIT
 trap 'exit 143' TERM INT   # so cleanup runs on the watchdog's SIGTERM too
@@ -277,6 +277,55 @@ stop_pid "$DAEMON" 10 || fail "the waiting daemon did not exit within 10 s of SI
 stop_pid "$APP2" 10 || fail "the second app did not exit within 10 s of SIGTERM"
 grep -q 'desktop app stopped' "$OUT/prompt-app.log" || fail "the second app did not stop cleanly"
 rm -rf "$PROMPT_HOME"
+
+# 7. Apps whose window was never opened (Fyne's loop never ran) stop cleanly with a run in
+#    flight: Quit from the tray drains, releases and exits 0; so does SIGTERM, even when "Open
+#    Routinely" is clicked during the drain (that must not start Fyne's loop: nothing would quit
+#    it, and the app would hang until its last-resort exit).
+# tray_bus_of PID: the bus name of the tray item registered by PID.
+tray_bus_of() {
+	local b
+	for b in $(sni_get RegisteredStatusNotifierItems 2>/dev/null | grep -o '":[0-9.]*' | tr -d '"'); do
+		"${DBUS_SEND[@]}" --dest=org.freedesktop.DBus / org.freedesktop.DBus.GetConnectionUnixProcessID \
+			"string:$b" 2>/dev/null | grep -q "uint32 $1\$" && { echo "$b"; return 0; }
+	done
+	return 1
+}
+IDLE_HOME=$(mktemp -d /tmp/routinely-idle.XXXXXX); chmod 700 "$IDLE_HOME"
+printf '[[routine]]\nname = "slow"\nevery = "1h"\nrun = ["sleep", "3"]\n' >"$IDLE_HOME/routines.toml"
+chmod 600 "$IDLE_HOME/routines.toml"
+# idle_app LOG: start an app on IDLE_HOME in the background, point BUS/MENU at its tray item, wait
+# until it owns and start a 3 s run in it. Sets IDLE_APP.
+idle_app() {
+	ROUTINELY_HOME=$IDLE_HOME "$BIN" --background >"$OUT/$1" 2>&1 & IDLE_APP=$!; pids+=($IDLE_APP)
+	wait_for 20 tray_bus_of "$IDLE_APP" || fail "the idle app registered no tray item"
+	BUS=$(tray_bus_of "$IDLE_APP"); MENU=$(menu_path)
+	ROUTINELY_HOME=$IDLE_HOME wait_for 15 role_is desktop || fail "the idle app does not own its profile"
+	ROUTINELY_HOME=$IDLE_HOME "$BIN" run slow --no-wait >/dev/null || fail "run slow --no-wait was refused"
+	sleep 1.5   # the owner picks a run-now request up within 0.5 s
+}
+# idle_app_stopped LOG HOW: the idle app exits 0 within 10 s, after its run, without a hang.
+idle_app_stopped() {
+	for _ in $(seq 50); do kill -0 "$IDLE_APP" 2>/dev/null || break; sleep 0.2; done
+	kill -0 "$IDLE_APP" 2>/dev/null && fail "the idle app did not exit within 10 s of $2"
+	rc=0; wait "$IDLE_APP" || rc=$?
+	[ "$rc" = 0 ] || fail "the idle app exited $rc after $2, want 0"
+	grep -q 'routine=slow .*outcome=success' "$OUT/$1" || fail "the run in flight did not finish before the idle app exited ($2)"
+	grep -q 'desktop app stopped' "$OUT/$1" || fail "the idle app did not log its clean stop ($2)"
+	if grep -q 'did not return from its run loop' "$OUT/$1"; then fail "the idle app hung in Fyne's loop after $2"; fi
+	if ROUTINELY_HOME=$IDLE_HOME role_is desktop; then fail "the guard is still held after the idle app's $2"; fi
+}
+idle_app idle-quit.log
+click "Quit"
+idle_app_stopped idle-quit.log "Quit"
+pass "Quit of a never-opened app drained its run and exited 0"
+idle_app idle-term.log
+kill -TERM "$IDLE_APP"
+wait_for 5 grep -q 'quitting: draining runs' "$OUT/idle-term.log" || fail "the idle app did not act on SIGTERM"
+id=$(menu_id "Open Routinely"); [ -z "$id" ] || menu_event "$id" || true
+idle_app_stopped idle-term.log "SIGTERM"
+pass "SIGTERM to a never-opened app drained its run and exited 0, Open during the drain ignored"
+rm -rf "$IDLE_HOME"
 
 if grep -q "Error in Fyne call thread" "$OUT"/*.log; then
 	fail "a UI update ran outside the Fyne UI goroutine: $(grep -h -A1 'Error in Fyne call thread' "$OUT"/*.log | head -4)"

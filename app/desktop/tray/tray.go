@@ -1,7 +1,7 @@
-//go:build !nogui
+//go:build (linux || freebsd || openbsd || netbsd) && !nogui
 
-// Package tray shows the app's system tray item and menu through fyne.io/systray, without Fyne's
-// driver, so no GL window exists before the app's window is first shown.
+// Package tray shows the app's StatusNotifierItem and its menu on Linux/BSD through fyne.io/systray,
+// without Fyne's driver, so no GL window exists before the app's window is first shown.
 package tray
 
 import (
@@ -10,8 +10,8 @@ import (
 	"sync/atomic"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/theme"
 	"fyne.io/systray"
+	"github.com/godbus/dbus/v5"
 )
 
 // queueLen bounds the clicks waiting for the action goroutine. Clicks come at human speed, so
@@ -70,10 +70,8 @@ type node struct {
 // onTapped (may be nil) runs on a left click of the icon, on the tray's action goroutine like menu
 // actions. It shows nothing until Start. Call it once per process: a second call panics.
 //
-// title names the item for the desktop (the StatusNotifierItem Id and Title on Linux/BSD, where
-// some hosts misbehave without one, as Fyne notes); macOS and Windows do not use it. On Windows,
-// systray creates its hidden message window on the calling thread, so call New on the thread that
-// will run the toolkit's loop.
+// title names the item for the desktop (the StatusNotifierItem Id and Title; some hosts misbehave
+// without one, as Fyne notes).
 func New(title string, onTapped func()) *Tray {
 	if !created.CompareAndSwap(false, true) {
 		panic("tray.New called twice: fyne.io/systray supports one tray per process")
@@ -88,16 +86,16 @@ func New(title string, onTapped func()) *Tray {
 		// exists then, and it calls the handler on a D-Bus goroutine that must not block.
 		systray.SetOnTapped(func() { t.dispatch(onTapped) })
 	}
-	setTitle(title)
+	systray.SetTitle(title)
 	t.start, t.end = systray.RunWithExternalLoop(nil, nil)
 	return t
 }
 
 // Start begins showing the item (systray's start function), then applies the icon and menu given
-// earlier. On Linux/BSD any goroutine may call it (the item lives on D-Bus); on macOS and Windows
-// call it on the UI thread once the toolkit's loop runs. Idempotent; a no-op after Stop. On
-// Linux/BSD without a session bus it logs, shows nothing and stays unstarted (a later call
-// retries), because systray's end function would crash on the connection it never made.
+// earlier. Any goroutine may call it: the item lives on the session D-Bus, served by systray's
+// own goroutines, so no UI loop is needed. Idempotent; a no-op after Stop. Without a session bus
+// it logs, shows nothing and stays unstarted (a later call retries), because systray's end
+// function would crash on the connection it never made.
 func (t *Tray) Start() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -139,10 +137,8 @@ func (t *Tray) Stop() {
 	t.listeners.Wait()
 }
 
-// SetIcon shows r as the tray icon. r is a PNG (as Fyne's tray takes it: SVG is not rasterised);
-// it is converted to ICO on Windows like Fyne's toOSIcon, and a *theme.ThemedResource goes through
-// systray.SetTemplateIcon (a template image on macOS). Before Start it is kept and applied by
-// Start. Safe from any goroutine.
+// SetIcon shows r as the tray icon. r is a PNG (as Fyne's tray takes it: SVG is not rasterised).
+// Before Start it is kept and applied by Start. Safe from any goroutine.
 func (t *Tray) SetIcon(r fyne.Resource) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -154,20 +150,11 @@ func (t *Tray) SetIcon(r fyne.Resource) {
 
 func applyIcon(r fyne.Resource) {
 	content := r.Content()
-	if len(content) == 0 { // systray's macOS code indexes the first byte
+	if len(content) == 0 {
 		slog.Warn("tray: empty icon", "name", r.Name())
 		return
 	}
-	img, err := osIcon(content)
-	if err != nil {
-		slog.Warn("tray: cannot convert icon", "name", r.Name(), "err", err)
-		return
-	}
-	if _, ok := r.(*theme.ThemedResource); ok {
-		systray.SetTemplateIcon(img, img)
-	} else {
-		systray.SetIcon(img)
-	}
+	systray.SetIcon(content)
 }
 
 // Show makes the tray menu show m's current items: labels, separators, Disabled, Checked and
@@ -376,4 +363,12 @@ func (t *Tray) runActions() {
 			return
 		}
 	}
+}
+
+// canStart reports whether systray can export the item: its start function only logs a failed
+// session-bus connection, and its end function then dereferences the missing connection.
+// systray uses the same shared dbus.SessionBus connection, which this call opens and caches.
+func canStart() error {
+	_, err := dbus.SessionBus()
+	return err
 }

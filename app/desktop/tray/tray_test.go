@@ -1,4 +1,4 @@
-//go:build !nogui
+//go:build (linux || freebsd || openbsd || netbsd) && !nogui
 
 package tray
 
