@@ -1,11 +1,15 @@
 package core
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -19,7 +23,39 @@ import (
 	"github.com/routinely/routinely/scheduler"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// envChallenger makes the test binary a challenger process (`routinely daemon --takeover` in
+// miniature) for the profile home it names: the ownership guard refuses a second owner in the
+// same process, and the takeover must cross processes anyway.
+const envChallenger = "ROUTINELY_CORE_TEST_CHALLENGER"
+
+func TestMain(m *testing.M) {
+	if home := os.Getenv(envChallenger); home != "" {
+		os.Exit(runChallenger(home))
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// runChallenger takes over the profile at home, prints "owned EPOCH" and holds the routines until
+// its stdin closes.
+func runChallenger(home string) int {
+	p, err := paths.Resolve(home)
+	if err != nil {
+		fmt.Println("error:", err)
+		return 1
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	opts := OwnerOptions(p, ownership.RoleDaemon, "test", ownership.PolicyAllow, slog.New(slog.DiscardHandler))
+	h, err := ownership.Takeover(ctx, opts, ownership.TakeoverOptions{Timeout: 30 * time.Second, Reason: "core test"})
+	if err != nil {
+		fmt.Println("error:", err)
+		return 1
+	}
+	fmt.Println("owned", h.Epoch())
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	_ = h.Release(ctx)
+	return 0
+}
 
 func profile(t *testing.T, config string) paths.Paths {
 	t.Helper()
@@ -91,6 +127,77 @@ func TestServeStopsAndReleasesOnCancel(t *testing.T) {
 	}
 	if e, err := JournalEpoch(p); err != nil || e != h.Epoch() {
 		t.Fatalf("journal epoch %d, %v; want %d", e, err, h.Epoch())
+	}
+}
+
+// An approved takeover ends Serve by itself (the handle drained and released): it stops the
+// engine, calls the stopped hook before the journal closes and returns nil, and the challenger
+// owns with the next epoch. The challenger is this test binary re-executed (see envChallenger).
+func TestServeReturnsWhenTakenOver(t *testing.T) {
+	p := profile(t, "[[routine]]\nname = \"n\"\nevery = \"1h\"\nnotify = { title = \"t\" }\n")
+	h := acquire(t, p) // PolicyAllow: the owner approves by itself
+	started, stopped := make(chan struct{}), make(chan bool, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(context.Background(), h, p, LogNotifier{}, slog.New(slog.DiscardHandler), func(e *scheduler.Engine) func() {
+			close(started)
+			return func() { _, err := JournalEpoch(p); stopped <- err == nil && len(e.Routines()) == 1 }
+		})
+	}()
+	select {
+	case <-started:
+	case err := <-done:
+		t.Fatalf("Serve returned before starting: %v", err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("engine did not start")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), envChallenger+"="+filepath.Dir(p.Config))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = stdin.Close(); _ = cmd.Wait() }()
+	line := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Scan()
+		line <- sc.Text()
+		_, _ = io.Copy(io.Discard, out)
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Serve after the takeover: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Serve did not return after its handle was taken over")
+	}
+	select {
+	case ok := <-stopped:
+		if !ok {
+			t.Error("the stopped hook could not read the engine and journal")
+		}
+	default:
+		t.Error("Serve returned without calling the stopped hook")
+	}
+	select {
+	case got := <-line:
+		if want := fmt.Sprint("owned ", h.Epoch()+1); got != want {
+			t.Errorf("challenger said %q, want %q", got, want)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the challenger said nothing")
+	}
+	if st, err := ownership.Inspect(p.State); err != nil || !st.Held || st.Record.PID != cmd.Process.Pid || st.Record.Epoch != h.Epoch()+1 {
+		t.Errorf("after the takeover: %+v, %v; want the challenger (pid %d) holding epoch %d", st, err, cmd.Process.Pid, h.Epoch()+1)
 	}
 }
 
