@@ -269,6 +269,8 @@ ROUTINELY_HOME=$PROMPT_HOME wait_for 15 role_is desktop || fail "the second app 
 if app2_window >/dev/null 2>&1 || gl_loaded "$APP2"; then fail "the second --background app opened its window by itself"; fi
 ROUTINELY_HOME=$PROMPT_HOME "$BIN" daemon --takeover >"$OUT/prompt-daemon.log" 2>&1 & DAEMON=$!; pids+=($DAEMON)
 wait_for 5 test -s "$PROMPT_HOME/takeover.json" || fail "the daemon wrote no takeover request to the second app"
+asked_more() { [ "$(grep -c "pid $DAEMON) asks to take over your routines" "$OUT/notify.log" || true)" -gt 0 ]; }
+wait_for 5 asked_more || fail "no takeover notification from an app whose window was never opened"
 wait_for 5 app2_window || fail "no window with the takeover prompt from an app whose window was never opened"
 sleep 1
 timeout 20 import -window root "$OUT/takeover-unopened.png"
