@@ -13,7 +13,7 @@ APT_PACKAGES := gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxran
 # Only `make windows` needs the mingw cross compiler: `make deps-windows` installs it.
 APT_PACKAGES_WINDOWS := gcc-mingw-w64-x86-64-win32
 
-.PHONY: help deps deps-windows build build-nogui run daemon test test-unit test-gui bench torture lint package windows clean
+.PHONY: help deps deps-windows build build-nogui run daemon test test-unit test-gui bench footprint torture lint package windows clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -63,6 +63,15 @@ test-gui: build ## the desktop app under Xvfb + D-Bus (tray, takeover prompt, sc
 
 bench: build-nogui ## benchmarks; prints the README performance table
 	$(GO) run ./internal/bench -bin ./$(BIN_NOGUI) -readme README.md
+
+FOOTPRINT_SECONDS ?= 300
+footprint: build ## desktop RSS/CPU under Xvfb: tray idle, window shown, bare-Fyne baseline (in parallel)
+	$(GO) build -o build/fyneidle ./internal/bench/fyneidle
+	bash app/desktop/testdata/footprint.sh ./$(BIN) $(FOOTPRINT_SECONDS) --background >build/footprint-idle.txt 2>&1 & a=$$!; \
+	bash app/desktop/testdata/footprint.sh ./$(BIN) $(FOOTPRINT_SECONDS) >build/footprint-shown.txt 2>&1 & b=$$!; \
+	bash app/desktop/testdata/footprint.sh ./build/fyneidle $(FOOTPRINT_SECONDS) >build/footprint-fyne.txt 2>&1 & c=$$!; \
+	rc=0; wait $$a || rc=1; wait $$b || rc=1; wait $$c || rc=1; \
+	for f in idle shown fyne; do echo "== $$f"; grep -E '^(RSS|CPU)' build/footprint-$$f.txt; done; exit $$rc
 
 torture: build-nogui ## chaos test against the real binary (TORTURE_DURATION=120s)
 	ROUTINELY_BIN=$(CURDIR)/$(BIN_NOGUI) ROUTINELY_TORTURE_DURATION=$(TORTURE_DURATION) \
