@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -66,5 +67,47 @@ func TestGateElectorAndDrain(t *testing.T) {
 	st, err := States(cfg, h.j, start.Add(3*time.Minute+time.Second))
 	if err != nil || len(st) != 1 || st[0].Next == nil || !st[0].Next.Equal(start.Add(4*time.Minute)) || st[0].Last == nil {
 		t.Fatalf("states: %+v %v", st, err)
+	}
+}
+
+// A new owner's first timer can fire (claimLead before its slot) before the start's catch-up
+// pass runs. The slot missed just before it must still be accounted for: recorded missed,
+// superseded by the timer's slot, which runs. (The chaos test found the slot neither run nor
+// recorded: the claim made ahead bounded the pass.)
+func TestCatchUpAfterAnEarlyFirstTimer(t *testing.T) {
+	start := time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)
+	h := newHarness(t, "[[routine]]\nname = \"tick\"\nevery = \"1m\"\nrun = [\"/bin/true\"]\n", start)
+	h.start()
+	h.advance(2*time.Minute, time.Minute) // 08:01 and 08:02 ran
+	h.stop()
+
+	// Down over 08:03; the new owner starts 30 ms before 08:04.
+	h2 := newHarnessOn(t, h, start.Add(4*time.Minute-30*time.Millisecond))
+	h2.gate.admitting.Store(false) // keep the start's own pass out of the way
+	e := h2.start()
+	h2.gate.admitting.Store(true)
+	e.dispatch("tick", slotEvent{slot: start.Add(4 * time.Minute), trigger: TriggerSchedule}) // the timer, claimLead early
+	eventually(t, "the 08:04 claim", func() bool {
+		for _, r := range runsOf(t, h2.j, "tick") {
+			if r.Slot.Equal(start.Add(4 * time.Minute)) {
+				return true
+			}
+		}
+		return false
+	})
+	e.catchUpAll("acquired ownership")
+	h2.clock.Advance(time.Second) // 08:04 starts at its instant
+	h2.settle()
+
+	var got []string
+	for _, r := range runsOf(t, h2.j, "tick") {
+		got = append(got, r.Slot.Format("15:04")+" "+r.Outcome)
+	}
+	want := []string{"08:01 success", "08:02 success", "08:04 success", "08:03 missed"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("runs (in claim order) %q, want %q", got, want)
+	}
+	if runs := runsOf(t, h2.j, "tick"); runs[3].Reason != "superseded by a later slot" {
+		t.Errorf("08:03 reason %q", runs[3].Reason)
 	}
 }
