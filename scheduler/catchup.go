@@ -11,19 +11,56 @@ import (
 // and an `every = "1s"` routine after a week off does not write 600,000 rows).
 const maxMissedRows = 100
 
-// catchUpAll runs the catch-up pass for every routine (on acquiring ownership, after a wake or
-// a clock jump).
+// catchUpAll runs the catch-up pass for every routine (after a wake, a clock jump or a zone
+// change).
 func (e *Engine) catchUpAll(why string) {
-	now := e.clock.Now()
-	last, err := e.j.lastSlots(now)
+	last, err := e.j.lastSlots()
 	if err != nil {
 		e.log.Error("catch-up", "err", err)
 		return
 	}
+	_ = e.catchUpWith(last, false, why)
+}
+
+// catchUpWith runs the pass for every routine with their latest claimed slots already read.
+// start marks a new owner's first pass: last was read before its timers were armed. It returns
+// the routines it could not handle because the gate stopped admitting (nil when none).
+func (e *Engine) catchUpWith(last map[string]time.Time, start bool, why string) (skipped []string) {
+	now := e.clock.Now()
 	for _, name := range e.names() {
-		e.catchUpFrom(name, now, last[name])
+		if !e.catchUpFrom(name, now, last[name], start) {
+			skipped = append(skipped, name)
+		}
 	}
-	e.log.Debug("catch-up pass done", "why", why)
+	e.log.Debug("catch-up pass done", "why", why, "skipped", len(skipped))
+	return skipped
+}
+
+// runStartPass runs the start's catch-up pass for the routines it has not handled yet, once the
+// gate admits. Start calls it, and so do the timers and the request poller (every 0.5 s): an
+// owner can yield to a takeover request before its start pass and resume when the request is
+// withdrawn, and its timers only handle slots after the arm time, so without the pass the
+// slots missed before it started would never be accounted for.
+func (e *Engine) runStartPass() {
+	if !e.gate.Admitting() {
+		return
+	}
+	e.mu.Lock()
+	last := e.startLast
+	e.startLast = nil
+	e.mu.Unlock()
+	if last == nil {
+		return
+	}
+	if skipped := e.catchUpWith(last, true, "acquired ownership"); len(skipped) > 0 {
+		rest := make(map[string]time.Time, len(skipped))
+		for _, name := range skipped {
+			rest[name] = last[name]
+		}
+		e.mu.Lock()
+		e.startLast = rest
+		e.mu.Unlock()
+	}
 }
 
 // catchUp handles routine name's slots that passed without a run: those in
@@ -31,29 +68,37 @@ func (e *Engine) catchUpAll(why string) {
 // catch_up = once and it is within catch_up_window (late-by recorded); otherwise it is recorded
 // missed. Every older one is recorded missed. Issue 4: never silently dropped, never a burst.
 func (e *Engine) catchUp(name string, now time.Time) {
-	last, err := e.j.lastSlot(name, now)
+	last, err := e.j.lastSlot(name)
 	if err != nil {
 		e.log.Error("catch-up", "routine", name, "err", err)
 		return
 	}
-	e.catchUpFrom(name, now, last)
+	_ = e.catchUpFrom(name, now, last, false) // not admitting: the next fire or pass handles them
 }
 
-// catchUpFrom is catchUp with the routine's latest claimed slot already read.
-func (e *Engine) catchUpFrom(name string, now, last time.Time) {
+// catchUpFrom is catchUp with the routine's latest claimed slot already read. In the start
+// pass (start), the slots this engine's timers dispatched do not bound the pass: a new owner's
+// first timer fires claimLead before its slot, possibly before this pass, and bounding by that
+// slot lost the one missed just before it while the old owner yielded (found by the chaos test;
+// TestCatchUpAfterAnEarlyFirstTimer). The start's last was read before arming for the same
+// reason.
+func (e *Engine) catchUpFrom(name string, now, last time.Time, start bool) (handled bool) {
 	if !e.gate.Admitting() {
-		return
+		return false
 	}
 	e.mu.Lock()
 	a := e.routines[name]
 	if a == nil || e.stopping {
 		e.mu.Unlock()
-		return
+		return true // nothing left to handle
 	}
 	r, sched, from := a.r, a.sched, a.firstArmed
-	dispatched := a.dispatched
+	bounds := []time.Time{last}
+	if !start {
+		bounds = append(bounds, a.dispatched)
+	}
 	// Slots handed to dispatch whose claim may still be pending (a jitter wait, an overlap
-	// queue): they are this engine's to run, whatever the bounds below say.
+	// queue) are left to their runs.
 	var inFlight []time.Time
 	for _, ev := range []*slotEvent{runningEvent(a), a.pending} {
 		if ev != nil && ev.trigger != TriggerManual {
@@ -63,19 +108,16 @@ func (e *Engine) catchUpFrom(name string, now, last time.Time) {
 	e.mu.Unlock()
 	// Slots up to the latest claimed one were handled; so were those handed to dispatch whose
 	// claim is not written yet (a jitter wait, the claim lead): recording them missed here would
-	// take their claim. A claim or dispatch of a slot still ahead of now (timers fire and claim
-	// claimLead early) says nothing of the slots before it: bounding by it lost a slot missed
-	// just before a new owner's first timer (found by the chaos test: the next slot's timer
-	// fired between arming and this pass, and the slot before it was never run nor recorded).
-	for _, t := range []time.Time{last, dispatched} {
-		if t.After(from) && !t.After(now) {
+	// take their claim.
+	for _, t := range bounds {
+		if t.After(from) {
 			from = t
 		}
 	}
 	slots, dropped := slotsBetween(sched, from, now, maxMissedRows)
 	slots = slices.DeleteFunc(slots, func(s time.Time) bool { return slices.ContainsFunc(inFlight, s.Equal) })
 	if len(slots) == 0 {
-		return
+		return true
 	}
 	if dropped > 0 {
 		oldest := sched.next(from)
@@ -93,10 +135,6 @@ func (e *Engine) catchUpFrom(name string, now, last time.Time) {
 		e.record(name, slotEvent{slot: s, trigger: TriggerCatchUp}, OutcomeMissed, "superseded by a later slot")
 	}
 	switch {
-	case latest.Before(dispatched):
-		// A later slot is already dispatched (a new owner's first timer can fire before this
-		// pass): only the latest slot runs, and dispatch would drop this one unrecorded.
-		e.record(name, slotEvent{slot: latest, trigger: TriggerCatchUp}, OutcomeMissed, "superseded by a later slot")
 	case r.CatchUp != CatchUpOnce:
 		e.record(name, slotEvent{slot: latest, trigger: TriggerCatchUp}, OutcomeMissed, "catch_up = skip")
 	case now.Sub(latest) > r.CatchUpWindow:
@@ -104,6 +142,7 @@ func (e *Engine) catchUpFrom(name string, now, last time.Time) {
 	default:
 		e.dispatch(name, slotEvent{slot: latest, trigger: TriggerCatchUp})
 	}
+	return true
 }
 
 // runningEvent is the slot event of a's run in flight, nil when none. The caller holds e.mu.
@@ -112,4 +151,15 @@ func runningEvent(a *armed) *slotEvent {
 		return nil
 	}
 	return &a.running.ev
+}
+
+// inFlightLocked reports whether slot is a's run in flight or the one queued behind it. The
+// caller holds e.mu.
+func inFlightLocked(a *armed, slot time.Time) bool {
+	for _, ev := range []*slotEvent{runningEvent(a), a.pending} {
+		if ev != nil && ev.trigger != TriggerManual && ev.slot.Equal(slot) {
+			return true
+		}
+	}
+	return false
 }

@@ -36,7 +36,16 @@ func (e *Engine) dispatch(name string, ev slotEvent) {
 		// policy: recorded `skipped (overlap)` it could win the claim, and under replace it
 		// would cancel the slot's own run.
 		if !ev.slot.After(a.dispatched) {
+			// A catch-up slot older than the one dispatched was not dispatched here (timers
+			// dispatch in order, after the slots a catch-up pass sees; a new owner's first
+			// timer can fire claimLead early, before or during the start's pass): only the
+			// latest slot runs, so it is superseded, and recorded rather than dropped.
+			superseded := ev.trigger == TriggerCatchUp && ev.slot.Before(a.dispatched) && !inFlightLocked(a, ev.slot)
 			e.mu.Unlock()
+			if superseded {
+				e.record(name, ev, OutcomeMissed, "superseded by a later slot")
+				return
+			}
 			e.duplicates.Add(1)
 			return
 		}

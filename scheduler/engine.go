@@ -41,6 +41,10 @@ type Engine struct {
 	gate      Gate
 	alerts    *action.Alerts
 	newAction func(r *Routine) (action.Action, error)
+	afterArm  func() // tests: runs between arming and the start's catch-up pass (nil in production)
+	// startLast holds, until the start's catch-up pass has run for them, the routines' latest
+	// claimed slots as read before arming (see runStartPass); nil once done. Guarded by mu.
+	startLast map[string]time.Time
 	jitter    func(max time.Duration) time.Duration // a run's random delay in [0, max); tests fix it
 
 	lateTolerance time.Duration // a timer firing later than this is repaired by catch-up
@@ -141,6 +145,13 @@ func (e *Engine) Start(ctx context.Context) error {
 	// are added, so each job's first timer is computed when it is armed (startsAtOnce), not
 	// after arming 10,000 routines.
 	e.refreshPauses()
+	// The start's catch-up pass is bounded by the claims made before this owner's timers are
+	// armed: the first timer fires claimLead before its slot and may claim it before the pass
+	// runs (see catchUpFrom).
+	last, err := e.j.lastSlots()
+	if err != nil {
+		return fmt.Errorf("start: %w", err)
+	}
 	s.Start()
 	if err := e.applyInZone(cfg); err != nil {
 		_ = s.Shutdown()
@@ -150,7 +161,13 @@ func (e *Engine) Start(ctx context.Context) error {
 		close(e.bgStop)
 		return fmt.Errorf("start: %w", err)
 	}
-	e.catchUpAll("acquired ownership")
+	e.mu.Lock()
+	e.startLast = last
+	e.mu.Unlock()
+	if e.afterArm != nil {
+		e.afterArm()
+	}
+	e.runStartPass()
 	if w, err := e.openConfigWatch(); err != nil {
 		e.log.Warn("routines.toml changes will not apply until restart", "err", err)
 	} else {

@@ -121,6 +121,8 @@ type harness struct {
 	logger *slog.Logger
 	// zones, when set before start, is the engine's system time zone (default: the machine's).
 	zones zoneSource
+	// afterArm, when set before start, runs between arming and the start's catch-up pass.
+	afterArm func(*Engine)
 }
 
 // syncBuffer is a bytes.Buffer safe for a logger and a test reading it at once.
@@ -188,6 +190,9 @@ func (h *harness) start() *Engine {
 	e.newAction = func(*Routine) (action.Action, error) { return h.act, nil }
 	if h.zones != nil {
 		e.zones = h.zones
+	}
+	if h.afterArm != nil {
+		e.afterArm = func() { h.afterArm(e) }
 	}
 	if err := e.Start(context.Background()); err != nil {
 		h.t.Fatal(err)

@@ -136,13 +136,10 @@ func (j *Journal) Output(runID int64) ([]byte, error) {
 	return out, nil
 }
 
-// lastSlot returns the latest claimed scheduled (non-manual) slot of routine at or before
-// notAfter, zero if none. Claims of later slots (made claimLead ahead) are left out: they say
-// nothing of the slots before them (see catchUpFrom).
-func (j *Journal) lastSlot(routine string, notAfter time.Time) (time.Time, error) {
+// lastSlot returns the latest claimed scheduled (non-manual) slot of routine, zero if none.
+func (j *Journal) lastSlot(routine string) (time.Time, error) {
 	var ns sql.NullInt64
-	if err := j.db.QueryRow(`SELECT MAX(slot) FROM runs WHERE routine = ? AND trigger != ? AND slot <= ?`,
-		routine, TriggerManual, notAfter.UnixNano()).Scan(&ns); err != nil {
+	if err := j.db.QueryRow(`SELECT MAX(slot) FROM runs WHERE routine = ? AND trigger != ?`, routine, TriggerManual).Scan(&ns); err != nil {
 		return time.Time{}, fmt.Errorf("last slot of %s: %w", routine, err)
 	}
 	if !ns.Valid {
@@ -151,11 +148,9 @@ func (j *Journal) lastSlot(routine string, notAfter time.Time) (time.Time, error
 	return time.Unix(0, ns.Int64), nil
 }
 
-// lastSlots returns every routine's latest claimed scheduled (non-manual) slot at or before
-// notAfter in one query (see lastSlot).
-func (j *Journal) lastSlots(notAfter time.Time) (map[string]time.Time, error) {
-	rows, err := j.db.Query(`SELECT routine, MAX(slot) FROM runs WHERE trigger != ? AND slot <= ? GROUP BY routine`,
-		TriggerManual, notAfter.UnixNano())
+// lastSlots returns every routine's latest claimed scheduled (non-manual) slot in one query.
+func (j *Journal) lastSlots() (map[string]time.Time, error) {
+	rows, err := j.db.Query(`SELECT routine, MAX(slot) FROM runs WHERE trigger != ? GROUP BY routine`, TriggerManual)
 	if err != nil {
 		return nil, fmt.Errorf("last slots: %w", err)
 	}

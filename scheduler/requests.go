@@ -14,6 +14,7 @@ func (e *Engine) pollRequests(stop <-chan struct{}) {
 	defer t.Stop()
 	for {
 		e.refreshPauses()
+		e.runStartPass()
 		e.serveRequests()
 		select {
 		case <-stop:
