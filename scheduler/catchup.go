@@ -37,10 +37,10 @@ func (e *Engine) catchUpWith(last map[string]time.Time, start bool, why string) 
 }
 
 // runStartPass runs the start's catch-up pass for the routines it has not handled yet, once the
-// gate admits. Start calls it, and so do the timers and the request poller (every 0.5 s): an
-// owner can yield to a takeover request before its start pass and resume when the request is
-// withdrawn, and its timers only handle slots after the arm time, so without the pass the
-// slots missed before it started would never be accounted for.
+// gate admits. Start calls it, and so does the request poller (every 0.5 s): an owner can yield
+// to a takeover request before its start pass and resume when the request is withdrawn, and
+// its timers only handle slots after the arm time, so without the pass the slots missed before
+// it started would never be accounted for.
 func (e *Engine) runStartPass() {
 	if !e.gate.Admitting() {
 		return
@@ -64,7 +64,8 @@ func (e *Engine) runStartPass() {
 }
 
 // catchUp handles routine name's slots that passed without a run: those in
-// (max(last claimed slot, first armed, last dispatched slot), now]. The latest runs once with trigger catch-up when
+// (max(last claimed slot, first armed, last dispatched slot), now] (the start pass leaves out
+// the dispatched slot: see catchUpFrom). The latest runs once with trigger catch-up when
 // catch_up = once and it is within catch_up_window (late-by recorded); otherwise it is recorded
 // missed. Every older one is recorded missed. Issue 4: never silently dropped, never a burst.
 func (e *Engine) catchUp(name string, now time.Time) {

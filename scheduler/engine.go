@@ -161,12 +161,12 @@ func (e *Engine) Start(ctx context.Context) error {
 		close(e.bgStop)
 		return fmt.Errorf("start: %w", err)
 	}
-	e.mu.Lock()
-	e.startLast = last
-	e.mu.Unlock()
 	if e.afterArm != nil {
 		e.afterArm()
 	}
+	e.mu.Lock()
+	e.startLast = last
+	e.mu.Unlock()
 	e.runStartPass()
 	if w, err := e.openConfigWatch(); err != nil {
 		e.log.Warn("routines.toml changes will not apply until restart", "err", err)

@@ -19,7 +19,6 @@ const claimLead = 50 * time.Millisecond
 // latest runs: never a burst. gocron does not arm a fire time that is already past, so after a
 // late fire the slot coming up within claimLead is handled here too.
 func (e *Engine) fire(name string) {
-	e.runStartPass() // first, if it is still due (an owner that yielded before it and resumed)
 	now := e.clock.Now()
 	last, sched, _, ok := e.slotState(name)
 	if !ok {
