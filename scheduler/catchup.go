@@ -100,12 +100,7 @@ func (e *Engine) catchUpFrom(name string, now, last time.Time, start bool) (hand
 	}
 	// Slots handed to dispatch whose claim may still be pending (a jitter wait, an overlap
 	// queue) are left to their runs.
-	var inFlight []time.Time
-	for _, ev := range []*slotEvent{runningEvent(a), a.pending} {
-		if ev != nil && ev.trigger != TriggerManual {
-			inFlight = append(inFlight, ev.slot)
-		}
-	}
+	inFlight := inFlightSlotsLocked(a)
 	e.mu.Unlock()
 	// Slots up to the latest claimed one were handled; so were those handed to dispatch whose
 	// claim is not written yet (a jitter wait, the claim lead): recording them missed here would
@@ -146,21 +141,15 @@ func (e *Engine) catchUpFrom(name string, now, last time.Time, start bool) (hand
 	return true
 }
 
-// runningEvent is the slot event of a's run in flight, nil when none. The caller holds e.mu.
-func runningEvent(a *armed) *slotEvent {
-	if a.running == nil {
-		return nil
+// inFlightSlotsLocked lists the scheduled slots of a's run in flight and of the one queued
+// behind it. The caller holds e.mu.
+func inFlightSlotsLocked(a *armed) []time.Time {
+	var slots []time.Time
+	if a.running != nil && a.running.ev.trigger != TriggerManual {
+		slots = append(slots, a.running.ev.slot)
 	}
-	return &a.running.ev
-}
-
-// inFlightLocked reports whether slot is a's run in flight or the one queued behind it. The
-// caller holds e.mu.
-func inFlightLocked(a *armed, slot time.Time) bool {
-	for _, ev := range []*slotEvent{runningEvent(a), a.pending} {
-		if ev != nil && ev.trigger != TriggerManual && ev.slot.Equal(slot) {
-			return true
-		}
+	if a.pending != nil && a.pending.trigger != TriggerManual {
+		slots = append(slots, a.pending.slot)
 	}
-	return false
+	return slots
 }

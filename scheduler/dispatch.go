@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // inflight is a run in progress.
@@ -40,7 +41,7 @@ func (e *Engine) dispatch(name string, ev slotEvent) {
 			// dispatch in order, after the slots a catch-up pass sees; a new owner's first
 			// timer can fire claimLead early, before or during the start's pass): only the
 			// latest slot runs, so it is superseded, and recorded rather than dropped.
-			superseded := ev.trigger == TriggerCatchUp && ev.slot.Before(a.dispatched) && !inFlightLocked(a, ev.slot)
+			superseded := ev.trigger == TriggerCatchUp && ev.slot.Before(a.dispatched) && !slices.ContainsFunc(inFlightSlotsLocked(a), ev.slot.Equal)
 			e.mu.Unlock()
 			if superseded {
 				e.record(name, ev, OutcomeMissed, "superseded by a later slot")

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/routinely/routinely/internal/syncbuf"
 	"github.com/routinely/routinely/scheduler/action"
 )
 
@@ -276,7 +277,7 @@ func TestEachRunLogsOneLine(t *testing.T) {
 		}
 		return action.Result{Outcome: OutcomeSuccess, Attempts: 1}
 	}
-	var buf syncBuffer
+	var buf syncbuf.Buffer
 	h.logger = slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	h.start()
 	h.stepMinute()

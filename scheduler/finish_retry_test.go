@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/routinely/routinely/internal/syncbuf"
 	"github.com/routinely/routinely/scheduler/action"
 )
 
@@ -27,7 +28,7 @@ func TestFinishRetriesWhileJournalLocked(t *testing.T) {
 	}
 	h.j = j
 	t.Cleanup(func() { _ = j.Close() })
-	log := &syncBuffer{}
+	log := &syncbuf.Buffer{}
 	h.logger = slog.New(slog.NewTextHandler(log, nil))
 
 	// The competing writer: a second *sql.DB on the same file, as another process would hold it.

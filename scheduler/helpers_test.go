@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -124,19 +123,6 @@ type harness struct {
 	// afterArm, when set before start, runs between arming and the start's catch-up pass.
 	afterArm func(*Engine)
 }
-
-// syncBuffer is a bytes.Buffer safe for a logger and a test reading it at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-func (b *syncBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return b.b.String() }
 
 // recordingNotifier keeps every notification.
 type recordingNotifier struct {

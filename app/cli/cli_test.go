@@ -16,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/routinely/routinely/app/paths"
+	"github.com/routinely/routinely/internal/syncbuf"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
 )
@@ -144,7 +145,7 @@ func TestTakeoverMessages(t *testing.T) {
 }
 
 func TestProgressPrintsChangesWithoutATerminal(t *testing.T) {
-	var buf syncBuf
+	var buf syncbuf.Buffer
 	p := startProgress(context.Background(), &buf)
 	p.Set("asking")
 	p.Set("asking")
@@ -203,7 +204,7 @@ func TestDaemonStopsAndReleasesOnCancel(t *testing.T) {
 	}
 	e, _, stderr := testEnv(nil)
 	e.home = home
-	var logs syncBuf
+	var logs syncbuf.Buffer
 	e.logger = slog.New(slog.NewTextHandler(&logs, nil))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -2,7 +2,6 @@ package core
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,13 +11,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 
 	"github.com/routinely/routinely/app/paths"
+	"github.com/routinely/routinely/internal/syncbuf"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
 )
@@ -85,7 +84,7 @@ func TestServeStopsAndReleasesOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	started := make(chan []scheduler.RoutineState, 1)
 	atStop := make(chan []scheduler.RoutineState, 1)
-	var log lockedBuffer
+	var log syncbuf.Buffer
 	done := make(chan error, 1)
 	go func() {
 		done <- Serve(ctx, h, p, LogNotifier{}, slog.New(slog.NewTextHandler(&log, nil)), func(e *scheduler.Engine) func() {
@@ -222,35 +221,11 @@ func TestJournalEpochWithoutJournal(t *testing.T) {
 }
 
 func TestLogNotifierLogs(t *testing.T) {
-	var mu sync.Mutex
-	var buf bytes.Buffer
-	w := writerFunc(func(b []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return buf.Write(b) })
-	if err := (LogNotifier{Logger: slog.New(slog.NewTextHandler(w, nil))}).Notify("Good morning", "coffee"); err != nil {
+	var buf syncbuf.Buffer
+	if err := (LogNotifier{Logger: slog.New(slog.NewTextHandler(&buf, nil))}).Notify("Good morning", "coffee"); err != nil {
 		t.Fatal(err)
 	}
 	if s := buf.String(); !strings.Contains(s, "Good morning") || !strings.Contains(s, "coffee") {
 		t.Fatalf("log = %q", s)
 	}
-}
-
-type writerFunc func([]byte) (int, error)
-
-func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
-
-// lockedBuffer is a bytes.Buffer safe for the engine's goroutines to log into.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

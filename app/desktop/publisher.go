@@ -23,7 +23,6 @@ type publisher struct {
 	// that loop (macOS, Windows: see trayNeedsUILoop).
 	trayOnUI bool
 
-	trayMu  sync.Mutex // the tray presenter is not safe for concurrent use
 	mu      sync.Mutex
 	latest  ui.State
 	queued  bool
@@ -31,7 +30,8 @@ type publisher struct {
 }
 
 // publish is the session's Publish hook: it shows st in the tray now and queues it for the
-// window.
+// window. The session calls it from its refresh goroutine only, so the tray presenter (not safe
+// for concurrent use) needs no lock: it runs either there or, with trayOnUI, on the UI goroutine.
 func (p *publisher) publish(st ui.State) {
 	if !p.trayOnUI {
 		p.applyTray(st)
@@ -74,8 +74,6 @@ func (p *publisher) applyLatest() {
 }
 
 func (p *publisher) applyTray(st ui.State) {
-	p.trayMu.Lock()
-	defer p.trayMu.Unlock()
 	if p.tray != nil {
 		p.tray(st)
 	}

@@ -91,13 +91,11 @@ func (l *uiLoop) shut() {
 	}
 }
 
-// end marks the loop ended (Run returned); it reports whether the loop had been live.
-func (l *uiLoop) end() (wasLive bool) {
+// end marks the loop ended (Run returned, or the app quit before it ever ran).
+func (l *uiLoop) end() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	wasLive = l.state == loopLive
 	l.state = loopEnded
-	return wasLive
 }
 
 // ended reports whether Run has returned.

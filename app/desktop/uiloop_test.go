@@ -59,8 +59,9 @@ func TestPublisherFeedsTrayAlwaysAndWindowOnlyWhileLive(t *testing.T) {
 		t.Errorf("live loop: shown %d times, window got %q", shown, window)
 	}
 
-	if !loop.end() {
-		t.Error("end did not report the loop as having been live")
+	loop.end()
+	if !loop.ended() || loop.live() {
+		t.Error("the loop is not ended after end")
 	}
 	pub.stop()
 	pub.publish(ui.State{Notice: "four"})

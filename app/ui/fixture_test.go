@@ -68,7 +68,6 @@ func fixtureRequest() ownership.Request {
 // recorder is a stand-in for the session behind the routine buttons: it records what the
 // person asked for. (The takeover tests use a real ownership handle instead.)
 type recorder struct {
-	Decider
 	mu    sync.Mutex
 	calls []string
 }
@@ -85,6 +84,9 @@ func (r *recorder) Calls() []string {
 	return append([]string(nil), r.calls...)
 }
 func (r *recorder) RunNow(n string) error { return r.add("run " + n) }
+func (r *recorder) Decide(id string, approve bool) error {
+	return r.add(fmt.Sprint("decide ", id, " ", approve))
+}
 func (r *recorder) SetPaused(n string, p bool) error {
 	if p {
 		return r.add("pause " + n)

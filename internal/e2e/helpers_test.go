@@ -12,10 +12,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/routinely/routinely/internal/syncbuf"
 )
 
 // Generous bounds: the suite runs on a loaded 2-core CI machine.
@@ -50,30 +51,12 @@ every = "1h"
 notify = { title = "hello", body = "from the e2e test" }
 `
 
-// syncBuffer is a bytes.Buffer safe for a process writing while the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // proc is a routinely process started in the background.
 type proc struct {
 	t      *testing.T
 	cmd    *exec.Cmd
-	stdout *syncBuffer
-	stderr *syncBuffer
+	stdout *syncbuf.Buffer
+	stderr *syncbuf.Buffer
 	done   chan struct{}
 	code   int
 }
@@ -91,7 +74,7 @@ func start(t *testing.T, home string, args ...string) *proc {
 // still running, and its output is logged if the test failed. label names it in messages.
 func startCmd(t *testing.T, cmd *exec.Cmd, label string) *proc {
 	t.Helper()
-	p := &proc{t: t, cmd: cmd, stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
+	p := &proc{t: t, cmd: cmd, stdout: &syncbuf.Buffer{}, stderr: &syncbuf.Buffer{}, done: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", label, err)
@@ -160,7 +143,7 @@ func (p *proc) waitStdout(substr string, d time.Duration) {
 }
 
 // waitOutput polls out until it contains substr, failing the test after d.
-func (p *proc) waitOutput(out *syncBuffer, name, substr string, d time.Duration) {
+func (p *proc) waitOutput(out *syncbuf.Buffer, name, substr string, d time.Duration) {
 	p.t.Helper()
 	deadline := time.Now().Add(d)
 	for !strings.Contains(out.String(), substr) {

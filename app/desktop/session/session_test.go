@@ -18,6 +18,7 @@ import (
 	"github.com/routinely/routinely/app/core"
 	"github.com/routinely/routinely/app/paths"
 	"github.com/routinely/routinely/app/ui"
+	"github.com/routinely/routinely/internal/syncbuf"
 	"github.com/routinely/routinely/ownership"
 )
 
@@ -149,29 +150,11 @@ func newSessionAt(t *testing.T, p paths.Paths) (*Session, paths.Paths) {
 	return s, p
 }
 
-// logBuffer collects a session's log lines, for tests that assert what was (not) logged.
-type logBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-var testLogs sync.Map // *testing.T → *logBuffer
+var testLogs sync.Map // *testing.T → *syncbuf.Buffer
 
 // testLogger logs to a buffer that logsOf returns (and to the test log on failure).
 func testLogger(t *testing.T) *slog.Logger {
-	buf := &logBuffer{}
+	buf := &syncbuf.Buffer{}
 	testLogs.Store(t, buf)
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -183,7 +166,7 @@ func testLogger(t *testing.T) *slog.Logger {
 
 func logsOf(t *testing.T) string {
 	if b, ok := testLogs.Load(t); ok {
-		return b.(*logBuffer).String()
+		return b.(*syncbuf.Buffer).String()
 	}
 	return ""
 }
