@@ -7,13 +7,16 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/routinely/routinely/app/cli.Version=$(VERSION)
 EXAMPLE_HOME ?= $(CURDIR)/build/example-home
 TORTURE_DURATION ?= 120s
-APT_PACKAGES := gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev \
-	libxinerama-dev libxi-dev libxxf86vm-dev xvfb xauth dbus dbus-x11 imagemagick xdotool \
+# What the cgo desktop build needs, and what the tests add (Xvfb, D-Bus, a tray watcher, …).
+APT_PACKAGES_BUILD := gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev \
+	libxinerama-dev libxi-dev libxxf86vm-dev
+APT_PACKAGES_TEST := xvfb xauth dbus dbus-x11 imagemagick xdotool \
 	haskell-status-notifier-item-utils dunst desktop-file-utils tzdata
+APT_PACKAGES := $(APT_PACKAGES_BUILD) $(APT_PACKAGES_TEST)
 # Only `make windows` needs the mingw cross compiler: `make deps-windows` installs it.
 APT_PACKAGES_WINDOWS := gcc-mingw-w64-x86-64-win32
 
-.PHONY: help deps deps-windows build build-nogui run daemon test test-unit test-gui bench footprint torture lint package windows clean
+.PHONY: help deps deps-windows ensure-build-deps ensure-test-deps build build-nogui run daemon test test-unit test-gui bench footprint torture lint package windows clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -26,7 +29,14 @@ deps-windows: ## install the mingw cross compiler for `make windows` (Debian/Ubu
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(APT_PACKAGES_WINDOWS)
 
-build: ## desktop + CLI binary (cgo, needs the GL/X11 headers)
+# `make run` and `make test` install what is missing themselves (a no-op when all is there).
+ensure-build-deps:
+	@bash tools/ensure-deps.sh $(APT_PACKAGES_BUILD)
+
+ensure-test-deps:
+	@bash tools/ensure-deps.sh $(APT_PACKAGES)
+
+build: ensure-build-deps ## desktop + CLI binary (cgo, needs the GL/X11 headers)
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) .
 
 build-nogui: ## CLI-only binary, no cgo
@@ -51,7 +61,7 @@ daemon: build-nogui $(EXAMPLE_FILES) ## start the headless daemon on the example
 	./$(BIN_NOGUI) dev-serve $(EXAMPLE_HOME)/site & trap 'kill $$! 2>/dev/null' EXIT; \
 	ROUTINELY_HOME=$(EXAMPLE_HOME) ./$(BIN_NOGUI) daemon
 
-test: lint test-unit test-gui ## the whole suite: vet, unit + multi-process tests with -race, desktop checks
+test: ensure-test-deps lint test-unit test-gui ## the whole suite: vet, unit + multi-process tests with -race, desktop checks
 	@echo "make test: all passed"
 
 test-unit: ## unit and multi-process tests with -race, then a 30 s chaos run
@@ -87,11 +97,13 @@ lint: ## gofmt, go vet (default, nogui, darwin, windows), staticcheck if install
 
 package: ## Linux release tar.xz via fyne package (binary, .desktop entry, icon)
 	$(GO) install fyne.io/tools/cmd/fyne@v1.7.4
-	@# fyne's -release bumps [Details] Build and rewrites FyneApp.toml: keep the committed file.
+	@# fyne's -release bumps [Details] Build and rewrites FyneApp.toml, and it writes
+	@# fyne_metadata_init.go into the source tree while it builds: the trap puts the committed
+	@# file back and removes the generated one however the command ends (Ctrl-C included).
 	mkdir -p build && cp FyneApp.toml build/FyneApp.toml.keep
-	GOFLAGS='-ldflags=-X=github.com/routinely/routinely/app/cli.Version=$(VERSION)' \
-		$$($(GO) env GOPATH)/bin/fyne package -os linux -release; \
-		rc=$$?; mv -f build/FyneApp.toml.keep FyneApp.toml; exit $$rc
+	trap 'mv -f build/FyneApp.toml.keep FyneApp.toml; rm -f fyne_metadata_init.go' EXIT; trap 'exit 130' INT TERM HUP; \
+		GOFLAGS='-ldflags=-X=github.com/routinely/routinely/app/cli.Version=$(VERSION)' \
+		$$($(GO) env GOPATH)/bin/fyne package -os linux -release
 	mv -f Routinely.tar.xz build/
 	@tar -tJf build/Routinely.tar.xz | grep -qE 'bin/routinely$$' && \
 		tar -tJf build/Routinely.tar.xz | grep -qE 'applications/io\.routinely\.app\.desktop$$' && \
