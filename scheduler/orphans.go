@@ -82,7 +82,13 @@ func (e *Engine) endOrphans() error {
 	targets := make([][]procTarget, len(orphans))
 	var all []procTarget
 	for i, o := range orphans {
-		targets[i] = orphanTargets(o, carriers[o.Token])
+		for _, t := range orphanTargets(o, carriers[o.Token]) {
+			// Only what still runs: a leader that exited but awaits its reaper (a zombie) still
+			// has its pid and start time, yet it and its exited group had already ended.
+			if t.alive() {
+				targets[i] = append(targets[i], t)
+			}
+		}
 		all = append(all, targets[i]...)
 	}
 	left := endTargets(all, e.orphanGrace, orphanKillWait)

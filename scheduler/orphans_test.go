@@ -157,19 +157,34 @@ func TestOrphanPidReusedIsNeverSignalled(t *testing.T) {
 	}
 }
 
-// The run's processes had ended before the next owner came: nothing to end, and history says so.
+// The run's processes had ended before the next owner came: nothing to end, and history says so
+// — also when the leader has exited but is still a zombie awaiting its reaper (its pid and start
+// time are still there).
 func TestOrphanAlreadyExited(t *testing.T) {
-	h, id := orphanHarness(t)
-	g := startGroup(t, "sleep 0.3")
-	p := identity(t, g.pid)
-	<-g.exited
-	if err := h.j.recordLeader(id, p); err != nil {
-		t.Fatal(err)
-	}
-	h.start()
-	outcome, reason := reasonOf(t, h.j, id)
-	if outcome != OutcomeInterrupted || !strings.HasSuffix(reason, "its processes had already exited") {
-		t.Fatalf("run recorded %s (%s)", outcome, reason)
+	for _, zombie := range []bool{false, true} {
+		t.Run(fmt.Sprintf("zombie=%v", zombie), func(t *testing.T) {
+			h, id := orphanHarness(t)
+			cmd := exec.Command("/bin/sh", "-c", "sleep 0.3")
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			p := identity(t, cmd.Process.Pid)
+			if zombie {
+				defer func() { _ = cmd.Wait() }() // reaped only after the next owner's start
+				eventually(t, "the leader to exit", func() bool { return !running(p.PID) })
+			} else {
+				_ = cmd.Wait()
+			}
+			if err := h.j.recordLeader(id, p); err != nil {
+				t.Fatal(err)
+			}
+			h.start()
+			outcome, reason := reasonOf(t, h.j, id)
+			if outcome != OutcomeInterrupted || !strings.HasSuffix(reason, "its processes had already exited") {
+				t.Fatalf("run recorded %s (%s)", outcome, reason)
+			}
+		})
 	}
 }
 
