@@ -5,6 +5,7 @@ package scheduler
 import (
 	"bytes"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -268,5 +269,52 @@ func TestOrphanIgnoringTermIsKilledAfterTheGrace(t *testing.T) {
 	}
 	if _, reason := reasonOf(t, h.j, id); !strings.Contains(reason, "ended by the new owner (epoch 2)") {
 		t.Fatalf("reason %q", reason)
+	}
+}
+
+// A real command run records its process (pid and start time) in the journal when it starts,
+// and carries the run's token in its environment: what the next owner needs should this owner
+// die mid-run.
+func TestCommandRunRecordsItsProcessAndToken(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	h := newHarness(t, fmt.Sprintf(`[[routine]]
+name = "hello"
+cron = "0 0 1 1 *"
+shell = 'echo "$$ $%s" > %s'
+`, RunTokenVar, out), time.Now())
+	e, err := NewEngine(EngineOptions{ConfigPath: h.cfg, Journal: h.j, Gate: h.gate, Clock: h.clock,
+		Logger: slog.New(slog.DiscardHandler), WakeClock: newFakeWallMono(time.Now())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = e.Stop(t.Context()) }()
+	req, err := h.j.RequestRun("hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var id int64
+	eventually(t, "request answered", func() bool { id, _ = h.j.RequestResult(req); return id > 0 })
+	eventually(t, "run finished", func() bool { r, _ := h.j.Run(id); return r.Outcome == OutcomeSuccess })
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	var token string
+	if _, err := fmt.Sscan(string(b), &pid, &token); err != nil {
+		t.Fatalf("%q: %v", b, err)
+	}
+	if token != h.j.runToken(id) || !strings.HasSuffix(token, "-"+strconv.FormatInt(id, 10)) || len(token) < 33 {
+		t.Errorf("the run saw %s=%q, want %q", RunTokenVar, token, h.j.runToken(id))
+	}
+	var gotPID, startMS int64
+	if err := h.j.db.QueryRow(`SELECT leader_pid, leader_start_ms FROM runs WHERE id = ?`, id).Scan(&gotPID, &startMS); err != nil {
+		t.Fatalf("recorded process of run %d: %v", id, err)
+	}
+	if int(gotPID) != pid || startMS < time.Now().Add(-time.Minute).UnixMilli() {
+		t.Fatalf("recorded pid %d started at %d ms, want pid %d (the shell) started within the last minute", gotPID, startMS, pid)
 	}
 }
