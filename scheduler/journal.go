@@ -19,7 +19,8 @@ import (
 // and are fenced by its epoch (Acquire); run-now requests and pauses may come from anyone.
 // Files: journal.go (open, epochs), journal_schema.go, journal_batch.go (the single writer and
 // group commit), journal_claims.go, journal_runs.go (results, history, retention),
-// journal_requests.go, journal_pauses.go, journal_arming.go, journal_snapshots.go.
+// journal_requests.go, journal_pauses.go, journal_arming.go, journal_snapshots.go,
+// journal_orphans.go (the processes runs started, and runs an earlier owner left running).
 type Journal struct {
 	db    *sql.DB
 	path  string
