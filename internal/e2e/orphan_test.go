@@ -18,6 +18,8 @@ import (
 // to dir/stamps when it starts, "end ID" when its 6 s sleep is over and "term ID" if it gets
 // SIGTERM, its pids (shell, sleep) to dir/pids/ID, and, at its start, "alive ID PID" for any
 // process of an earlier run that still runs. The file's line order is the order of the events.
+// SIGPIPE is ignored: once a killed owner's end of the output pipe is closed, the shell's own
+// "Terminated" notice for its killed sleep would otherwise end it before its TERM trap stamps.
 func stampConfig(dir string) string {
 	if err := os.MkdirAll(filepath.Join(dir, "pids"), 0o700); err != nil {
 		panic(err)
@@ -39,8 +41,9 @@ for f in "$d"/pids/*; do
   done
 done
 echo "$$" > "$d/pids/$id"
-echo "start $id $ROUTINELY_EPOCH" >> "$d/stamps"
+trap '' PIPE
 trap 'echo "term $id" >> "$d/stamps"; exit 143' TERM
+echo "start $id $ROUTINELY_EPOCH" >> "$d/stamps"
 sleep 6 &
 echo "$!" >> "$d/pids/$id"
 wait $!
