@@ -34,7 +34,8 @@
 //	watch.go         the file watch that wakes the owner when a request arrives
 //	record.go        the on-disk formats (owner record, request, reply)
 //	files*.go        atomic writes and tolerant reads of the state files
-//	identity.go      process identity (pid + start time) across pid reuse
+//	identity.go      process identity (pid + start time) across pid reuse; process.go exports
+//	                 it (ProcessIdentity) for the scheduler's record of a run's processes
 //	liveness*.go     whether a pid exists; starttime*.go its raw start time (Linux)
 //	inspect.go       Inspect: one look at who owns; holder*.go finds the real guard holder
 //	diagnosis.go     Status, Diagnosis and the rules that produce diagnoses

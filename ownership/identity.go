@@ -49,25 +49,42 @@ func identify(pid int) (procIdentity, error) {
 	return id, nil
 }
 
-// sameProcess reports whether a running process is the one identified by want: same pid and
-// same start (exact raw ticks when both sides have them, else create times within a tolerance).
+// sameProcess reports whether a running process is the one identified by want (checkProcess).
 // A process that exists but whose start time cannot be read (another user's, on some systems)
 // counts as alive: that is the EPERM rule of DESIGN.md §3.
 func sameProcess(want procIdentity) bool {
+	s := checkProcess(want)
+	return s == ProcessRunning || s == ProcessUnverified
+}
+
+// checkProcess compares want with the process that has want.PID now: same start when both
+// sides have raw ticks and they are equal, else when the create times are within
+// startToleranceMS.
+func checkProcess(want procIdentity) ProcessState {
 	if want.PID <= 0 || !pidExists(want.PID) {
-		return false
+		return ProcessGone
 	}
 	if want.StartTicks != 0 {
 		if ticks, err := startTicks(want.PID); err == nil {
-			return ticks == want.StartTicks
+			return sameIf(ticks == want.StartTicks)
 		}
 	}
 	got, err := identify(want.PID)
 	if err != nil {
-		return pidExists(want.PID)
+		if pidExists(want.PID) {
+			return ProcessUnverified
+		}
+		return ProcessGone
 	}
 	d := got.StartMS - want.StartMS
-	return d <= startToleranceMS && d >= -startToleranceMS
+	return sameIf(d <= startToleranceMS && d >= -startToleranceMS)
+}
+
+func sameIf(same bool) ProcessState {
+	if same {
+		return ProcessRunning
+	}
+	return ProcessReplaced
 }
 
 // recordIdentity is the identity of the process an owner record names.

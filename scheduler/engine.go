@@ -47,6 +47,7 @@ type Engine struct {
 	startLast map[string]time.Time
 	jitter    func(max time.Duration) time.Duration // a run's random delay in [0, max); tests fix it
 
+	orphanGrace   time.Duration // SIGTERM to SIGKILL for an earlier owner's leftover runs (orphans.go)
 	lateTolerance time.Duration // a timer firing later than this is repaired by catch-up
 	pollEvery     time.Duration // run-now request polling
 	wakeEvery     time.Duration // wake watcher period (issue 4: <= 15 s)
@@ -92,8 +93,8 @@ func NewEngine(opts EngineOptions) (*Engine, error) {
 	}
 	e := &Engine{
 		opts: opts, clock: opts.Clock, log: opts.Logger, j: opts.Journal, gate: opts.Gate,
-		alerts:        action.NewAlerts(nil),
-		lateTolerance: 2 * time.Second, pollEvery: 500 * time.Millisecond, wakeEvery: 5 * time.Second,
+		alerts:      action.NewAlerts(nil),
+		orphanGrace: defaultOrphanGrace, lateTolerance: 2 * time.Second, pollEvery: 500 * time.Millisecond, wakeEvery: 5 * time.Second,
 		routines: map[string]*armed{}, taken: map[int64]bool{}, bgStop: make(chan struct{}),
 		jitter: rand.N[time.Duration], zones: systemZones,
 	}
@@ -109,11 +110,13 @@ func NewEngine(opts EngineOptions) (*Engine, error) {
 	return e, nil
 }
 
-// Start loads the config, records the owner's epoch in the journal (runs an earlier owner left
-// `running` become `interrupted`), arms every routine, runs the catch-up pass, and starts the
-// config watcher, the wake watcher and the run-request poller. ctx is not retained: Stop ends
-// what Start began. Errors: an error wrapping ErrConfig when routines.toml is unusable and there
-// is no last good set; ErrFenced when a newer epoch owns the journal; gocron errors, wrapped.
+// Start loads the config, records the owner's epoch in the journal, ends the processes of runs
+// an earlier owner left `running` and records those runs `interrupted` (orphans.go; this takes
+// up to about 10 s when they ignore SIGTERM), arms every routine, runs the catch-up pass, and
+// starts the config watcher, the wake watcher and the run-request poller. ctx is not retained:
+// Stop ends what Start began. Errors: an error wrapping ErrConfig when routines.toml is unusable
+// and there is no last good set; ErrFenced when a newer epoch owns the journal; the journal's
+// error when the earlier owner's runs cannot be listed; gocron errors, wrapped.
 func (e *Engine) Start(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -122,12 +125,16 @@ func (e *Engine) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
-	interrupted, err := e.j.Acquire(e.gate.Epoch(), e.clock.Now())
+	orphans, err := e.j.Acquire(e.gate.Epoch(), e.clock.Now())
 	if err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
-	if interrupted > 0 {
-		e.log.Warn("runs of an earlier owner were cut short; recorded interrupted, not re-run", "runs", interrupted)
+	// Before any routine is armed: what an earlier owner's runs left running ends first, so no
+	// run of this owner overlaps one of its predecessor's.
+	if orphans > 0 {
+		if err := e.endOrphans(); err != nil {
+			return fmt.Errorf("start: %w", err)
+		}
 	}
 	s, err := gocron.NewScheduler(
 		gocron.WithClock(e.clock),

@@ -154,6 +154,14 @@ func TestClaimFencingAndUniqueness(t *testing.T) {
 	if _, err := h.j.Acquire(1, time.Now()); !errors.Is(err, ErrFenced) {
 		t.Fatalf("acquire older epoch: %v, want ErrFenced", err)
 	}
+	// The run epoch 1 left running stays so until the new owner has ended its processes
+	// (orphans.go); it is then recorded interrupted.
+	if o, err := j2.orphans(); err != nil || len(o) != 1 || o[0].ID != id || o[0].Epoch != 1 {
+		t.Fatalf("orphans after acquire 2: %+v, %v", o, err)
+	}
+	if err := j2.closeOrphan(id, "test", time.Now()); err != nil {
+		t.Fatal(err)
+	}
 	if r, _ := j2.Run(id); r.Outcome != OutcomeInterrupted {
 		t.Fatalf("run left running by epoch 1 is %q, want interrupted", r.Outcome)
 	}

@@ -122,6 +122,9 @@ type harness struct {
 	zones zoneSource
 	// afterArm, when set before start, runs between arming and the start's catch-up pass.
 	afterArm func(*Engine)
+	// orphanGrace, when set before start, replaces the SIGTERM-to-SIGKILL grace for an earlier
+	// owner's leftover runs.
+	orphanGrace time.Duration
 }
 
 // recordingNotifier keeps every notification.
@@ -179,6 +182,9 @@ func (h *harness) start() *Engine {
 	}
 	if h.afterArm != nil {
 		e.afterArm = func() { h.afterArm(e) }
+	}
+	if h.orphanGrace != 0 {
+		e.orphanGrace = h.orphanGrace
 	}
 	if err := e.Start(context.Background()); err != nil {
 		h.t.Fatal(err)

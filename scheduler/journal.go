@@ -19,10 +19,12 @@ import (
 // and are fenced by its epoch (Acquire); run-now requests and pauses may come from anyone.
 // Files: journal.go (open, epochs), journal_schema.go, journal_batch.go (the single writer and
 // group commit), journal_claims.go, journal_runs.go (results, history, retention),
-// journal_requests.go, journal_pauses.go, journal_arming.go, journal_snapshots.go.
+// journal_requests.go, journal_pauses.go, journal_arming.go, journal_snapshots.go,
+// journal_orphans.go (the processes runs started, and runs an earlier owner left running).
 type Journal struct {
 	db    *sql.DB
 	path  string
+	id    string        // random, made by migration 2; names this journal's runs (runToken)
 	epoch atomic.Uint64 // the writer's epoch set by Acquire; 0 = read-only use
 	// readOnly: opened by OpenJournalReadOnly; no writer goroutine, every write fails.
 	readOnly bool
@@ -64,6 +66,10 @@ func openJournalBusy(path string, busy time.Duration) (*Journal, error) {
 	if err := j.migrate(); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("open journal %s: %w", path, err)
+	}
+	if err := db.QueryRow(`SELECT value FROM meta WHERE key = 'journal_id'`).Scan(&j.id); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("open journal %s: journal id: %w", path, err)
 	}
 	go j.writer()
 	return j, nil
@@ -139,10 +145,12 @@ func (j *Journal) MaxEpoch() (uint64, error) {
 	return e, nil
 }
 
-// Acquire records epoch as the journal's writer epoch (DESIGN.md §3: epochs never go back) and
-// marks runs left `running` by earlier epochs as `interrupted` (they are never re-run). It
-// returns how many runs it interrupted. Errors: ErrFenced when a newer epoch is recorded.
-func (j *Journal) Acquire(epoch uint64, now time.Time) (interrupted int, err error) {
+// Acquire records epoch as the journal's writer epoch (DESIGN.md §3: epochs never go back). From
+// then on every write of an earlier epoch is fenced. Runs that earlier epochs left `running`
+// (orphans: their owner ended mid-run) stay `running` until the new owner has dealt with their
+// processes and records them (endOrphans, closeOrphan); Acquire returns how many there are.
+// Errors: ErrFenced when a newer epoch is recorded; the query error, wrapped.
+func (j *Journal) Acquire(epoch uint64, now time.Time) (orphans int, err error) {
 	err = j.write(func(tx *sql.Tx) error {
 		maxE, err := maxEpoch(tx)
 		if err != nil {
@@ -154,20 +162,13 @@ func (j *Journal) Acquire(epoch uint64, now time.Time) (interrupted int, err err
 		if _, err := tx.Exec(`INSERT OR IGNORE INTO epochs(epoch, acquired_at) VALUES(?, ?)`, epoch, now.UnixNano()); err != nil {
 			return err
 		}
-		res, err := tx.Exec(`UPDATE runs SET outcome = ?, reason = 'owner ended mid-run', finished = ?
-			WHERE outcome = ? AND epoch < ?`, OutcomeInterrupted, now.UnixNano(), OutcomeRunning, epoch)
-		if err != nil {
-			return err
-		}
-		n, _ := res.RowsAffected()
-		interrupted = int(n)
-		return nil
+		return tx.QueryRow(`SELECT COUNT(*) FROM runs WHERE outcome = ? AND epoch < ?`, OutcomeRunning, epoch).Scan(&orphans)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("journal acquire: %w", err)
 	}
 	j.epoch.Store(epoch)
-	return interrupted, nil
+	return orphans, nil
 }
 
 // fenced is the SQL condition that makes a write conditional on no newer epoch.

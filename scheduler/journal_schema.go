@@ -56,6 +56,16 @@ var migrations = []string{
 		text    TEXT    NOT NULL
 	);
 	CREATE INDEX snapshots_routine ON snapshots (routine, id);`,
+	// 2: the process a run started (its process group leader) and the journal's own id, so the
+	// next owner can find and end what a crashed owner's runs left running (journal_orphans.go).
+	`ALTER TABLE runs ADD COLUMN leader_pid INTEGER;         -- NULL: no process recorded
+	ALTER TABLE runs ADD COLUMN leader_start_ms INTEGER;     -- its create time, ms since the Unix epoch
+	ALTER TABLE runs ADD COLUMN leader_start_ticks INTEGER;  -- Linux: start ticks after boot; 0 elsewhere
+	CREATE TABLE meta (
+		key   TEXT PRIMARY KEY,
+		value TEXT NOT NULL
+	);
+	INSERT INTO meta (key, value) VALUES ('journal_id', lower(hex(randomblob(16))));`,
 }
 
 // migrate brings the schema to the latest version, one transaction per migration.

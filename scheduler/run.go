@@ -11,6 +11,7 @@ import (
 
 	"github.com/jonboulle/clockwork"
 
+	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler/action"
 )
 
@@ -159,10 +160,11 @@ func (e *Engine) runAction(parent context.Context, r *Routine, ev slotEvent, id 
 }
 
 // actionInput is what the action of run id gets: the routine's environment plus the ROUTINELY_*
-// variables of issue 4 (routine, slot in RFC 3339 in the routine's zone, run id, epoch, trigger).
+// variables of issue 4 (routine, slot in RFC 3339 in the routine's zone, run id, epoch, trigger)
+// and the run's token (RunTokenVar), and an OnStart that records each process it starts.
 func (e *Engine) actionInput(r *Routine, ev slotEvent, id int64) action.Input {
 	epoch := e.gate.Epoch()
-	env := make([]string, 0, len(r.Env)+5)
+	env := make([]string, 0, len(r.Env)+6)
 	for k, v := range r.Env {
 		env = append(env, k+"="+v)
 	}
@@ -172,9 +174,25 @@ func (e *Engine) actionInput(r *Routine, ev slotEvent, id int64) action.Input {
 		"ROUTINELY_RUN_ID="+strconv.FormatInt(id, 10),
 		"ROUTINELY_EPOCH="+strconv.FormatUint(epoch, 10),
 		"ROUTINELY_TRIGGER="+ev.trigger,
+		RunTokenVar+"="+e.j.runToken(id),
 	)
 	return action.Input{Routine: r.Name, Slot: ev.slot, RunID: id, Epoch: epoch, Trigger: ev.trigger,
-		Dir: r.Dir, Env: env, Timeout: r.Timeout}
+		Dir: r.Dir, Env: env, Timeout: r.Timeout, OnStart: func(pid int) { e.recordLeader(r.Name, id, pid) }}
+}
+
+// recordLeader records in the journal that run id (of routine) started process pid, with its
+// start time, for the next owner should this one die mid-run (orphans.go). A failure is logged:
+// the next owner still finds the run's processes by their token.
+func (e *Engine) recordLeader(routine string, id int64, pid int) {
+	p, err := ownership.IdentifyProcess(pid)
+	if err != nil {
+		// Without a start time the pid is never signalled (it cannot be told from a reuse).
+		e.log.Warn("cannot read the start time of a run's process", "routine", routine, "run", id, "pid", pid, "err", err)
+		p = ownership.ProcessIdentity{PID: pid}
+	}
+	if err := e.j.recordLeader(id, p); err != nil {
+		e.log.Warn("cannot record a run's process", "routine", routine, "run", id, "pid", pid, "err", err)
+	}
 }
 
 // withClockTimeout is context.WithTimeout on the engine clock. (clockwork's own WithTimeout

@@ -239,6 +239,7 @@ type runOut struct {
 	Trigger    string    `json:"trigger"`
 	Epoch      uint64    `json:"epoch"`
 	Outcome    string    `json:"outcome"`
+	Reason     string    `json:"reason"`
 	DurationMS int64     `json:"duration_ms"`
 	ExitCode   *int      `json:"exit_code"`
 	Attempts   int       `json:"attempts"`

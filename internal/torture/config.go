@@ -32,8 +32,11 @@ var Routines = []Routine{
 
 // WriteConfig writes routines.toml into home. Every run appends one line
 // "routine slot epoch shell-pid daemon-pid" to shared, before any sleep, so the file is the
-// record of side effects as they happened.
-func WriteConfig(home, shared string) error {
+// record of side effects as they happened. Around it, each run stamps its own lifetime into
+// stamps (ReadStamps): "start routine slot epoch shell-pid uptime" first, "end ..." last, also
+// when it is ended by SIGTERM (a timeout, or the next owner ending a dead owner's run). uptime
+// is /proc/uptime's first field: seconds since boot, to 10 ms, one clock for every process.
+func WriteConfig(home, shared, stamps string) error {
 	var b strings.Builder
 	b.WriteString("# written by the chaos harness (internal/torture)\n[defaults]\n")
 	b.WriteString("catch_up = \"once\"\ncatch_up_window = \"1h\"\ntimeout = \"30s\"\n")
@@ -47,10 +50,17 @@ func WriteConfig(home, shared string) error {
 		if r.Extra != "" {
 			b.WriteString(r.Extra + "\n")
 		}
-		sh := fmt.Sprintf(`echo "$ROUTINELY_ROUTINE $ROUTINELY_SLOT $ROUTINELY_EPOCH $$ $PPID" >> '%s'`, shared)
+		// Builtins only (read, echo): a SIGTERM cannot cut a stamp in half, and the trap is set
+		// before the start stamp, so a run that stamped its start always stamps its end. SIGPIPE
+		// is ignored: once a killed owner's end of the output pipe is closed, the shell's
+		// "Terminated" notice for its killed sleep would otherwise end it before the trap runs.
+		stamp := fmt.Sprintf(`stamp() { read up _ < /proc/uptime; echo "$1 $ROUTINELY_ROUTINE $ROUTINELY_SLOT $ROUTINELY_EPOCH $$ $up" >> '%s'; }`, stamps)
+		sh := stamp + `; trap '' PIPE; trap 'stamp end; exit 143' TERM; stamp start; ` +
+			fmt.Sprintf(`echo "$ROUTINELY_ROUTINE $ROUTINELY_SLOT $ROUTINELY_EPOCH $$ $PPID" >> '%s'`, shared)
 		if r.Tail != "" {
 			sh += "; " + r.Tail
 		}
+		sh += "; stamp end"
 		fmt.Fprintf(&b, "shell = %s\n", tomlString(sh))
 	}
 	return os.WriteFile(home+"/routines.toml", []byte(b.String()), 0o600)

@@ -24,10 +24,11 @@ type Options struct {
 func Run(opts Options) (*Report, error) {
 	home := filepath.Join(opts.Dir, "home")
 	shared := filepath.Join(opts.Dir, "shared.log")
+	stamps := filepath.Join(opts.Dir, "stamps.log")
 	if err := os.Mkdir(home, 0o700); err != nil {
 		return nil, err
 	}
-	if err := WriteConfig(home, shared); err != nil {
+	if err := WriteConfig(home, shared, stamps); err != nil {
 		return nil, err
 	}
 	clock := NewClock()
@@ -64,6 +65,9 @@ func Run(opts Options) (*Report, error) {
 		}
 	}
 	if ev.Effects, ev.EffectProblems, err = ReadSideEffects(shared); err != nil {
+		return nil, err
+	}
+	if ev.Lifetimes, ev.StampProblems, err = ReadStamps(stamps); err != nil {
 		return nil, err
 	}
 	ev.Runs, ev.JournalErr = ReadJournal(filepath.Join(home, "journal.db"))

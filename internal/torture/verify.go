@@ -15,6 +15,8 @@ type Evidence struct {
 	Stops          []Window
 	Effects        []SideEffect
 	EffectProblems []string
+	Lifetimes      []Lifetime // each run's own start and end stamps (stamps.go)
+	StampProblems  []string
 	Runs           []JournalRun
 	JournalErr     error
 	Clock          Clock
@@ -67,7 +69,7 @@ func Verify(ev Evidence) *Report {
 	iv, ivProblems := BuildIntervals(ev.Procs, ev.Events, ev.EndMono)
 	r.Intervals = iv
 	r.Checks = append(r.Checks, checkCrashes(ev), checkExits(ev), checkSlotsOnce(ev), checkOneOwner(iv, ivProblems),
-		checkEpochs(ev, iv), checkNoLoss(ev, iv, r), checkAvailability(ev, iv, r))
+		checkEpochs(ev, iv), checkNoLoss(ev, iv, r), checkAvailability(ev, iv, r), checkNoOverlap(ev))
 	return r
 }
 

@@ -21,7 +21,7 @@ type commandAction struct {
 // Run starts the command with env os.Environ()+in.Env in in.Dir (a leading ~ is the user's
 // home), stdin from the null device, stdout and stderr combined into Output (first MaxOutput
 // bytes, with a truncation note). The child leads its own process group (a Job Object on
-// Windows) so that ending it ends everything it started.
+// Windows) so that ending it ends everything it started; in.OnStart (if set) gets its pid.
 //
 // When ctx or in.Timeout ends first, the whole group gets SIGTERM, then SIGKILL once the grace
 // (Deps.KillGrace, default 5 s) has passed with any member left; the outcome is OutcomeTimeout
@@ -63,6 +63,9 @@ func (c *commandAction) Run(ctx context.Context, in Input) Result {
 	}
 	tree.attach(cmd.Process)
 	defer tree.close()
+	if in.OnStart != nil {
+		in.OnStart(cmd.Process.Pid)
+	}
 	waitErr := cmd.Wait()
 
 	if !cancelledAt.IsZero() {

@@ -17,6 +17,12 @@ func shellCommand(script string) (argv []string, cmdLine string) {
 
 // procTree is a command's process group: the child is started as the leader of a new group
 // (Setpgid), so everything it forks stays in the group unless it escapes with setsid/setpgid.
+//
+// Being its own group also puts the run out of reach of whatever ends the owner, so a run could
+// outlive an owner that dies mid-run. The scheduler's next owner ends such a run's group before
+// it starts any run (scheduler/orphans.go). Pdeathsig is deliberately not set: it would reach the
+// leader only, not what the leader started, and fires when the OS thread that forked the child
+// exits, which in Go is not the death of the owner (the Pdeathsig note of syscall.SysProcAttr).
 type procTree struct{ pgid int }
 
 func newProcTree(cmd *exec.Cmd, _ string) *procTree {

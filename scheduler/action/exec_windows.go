@@ -24,10 +24,14 @@ func shellCommand(script string) (argv []string, cmdLine string) {
 }
 
 // procTree is a command's process tree on Windows: a Job Object that every process the child
-// starts belongs to, so a cancelled run can end all of them (TerminateJobObject). It has no
-// KILL_ON_JOB_CLOSE, to match Unix: what a command leaves running after a normal exit is left
+// starts belongs to, so a cancelled run can end all of them (TerminateJobObject). While the run
+// is in flight the job is JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE: the owner holds its only handle,
+// so when the owner dies (killed, crashed) the kernel closes the handle and ends the whole tree —
+// a run never outlives its owner. When the run ends normally, close lifts that limit before it
+// closes the handle, to match Unix: what a command leaves running after a normal exit is left
 // alone. The child is assigned right after it starts, so a grandchild started in that first instant
-// could escape the job (Go cannot start a process suspended and resume it). The child is also
+// could escape the job (Go cannot start a process suspended and resume it); the next owner's
+// check (scheduler/orphans.go) still finds it by its run token. The child is also
 // the root of a new console process group, so terminate can send it CTRL_BREAK — Windows has no
 // SIGTERM; a GUI child, or a Routinely without a console, does not get it and is ended at the
 // end of the grace.
@@ -54,6 +58,11 @@ func (t *procTree) attach(p *os.Process) {
 		return
 	}
 	defer windows.CloseHandle(h)
+	// Kill on close first: a process is in the job from the moment it is assigned.
+	if err := setKillOnClose(job, true); err != nil {
+		_ = windows.CloseHandle(job)
+		return
+	}
 	if err := windows.AssignProcessToJobObject(job, h); err != nil {
 		_ = windows.CloseHandle(job)
 		return
@@ -97,12 +106,27 @@ func (t *procTree) reap(deadline time.Time) {
 	_ = windows.TerminateJobObject(job, 1)
 }
 
-// close releases the job handle (processes in the job keep running).
+// close releases the job handle after lifting kill-on-close, so processes still in the job (a
+// background process the command left) keep running. If the limit cannot be lifted, closing the
+// handle ends them: the job is kept open instead, until this process exits.
 func (t *procTree) close() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.job != 0 {
-		_ = windows.CloseHandle(t.job)
+		if err := setKillOnClose(t.job, false); err == nil {
+			_ = windows.CloseHandle(t.job)
+		}
 		t.job = 0
 	}
+}
+
+// setKillOnClose sets or clears JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE on job (the job's only limit).
+func setKillOnClose(job windows.Handle, on bool) error {
+	var info windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION
+	if on {
+		info.BasicLimitInformation.LimitFlags = windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
+	}
+	_, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
+		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info)))
+	return err
 }

@@ -62,6 +62,11 @@ type Input struct {
 	Dir     string   // working directory (run/shell)
 	Env     []string // extra KEY=value, including the ROUTINELY_* variables
 	Timeout time.Duration
+	// OnStart, when set, is called by run and shell actions right after each attempt's process
+	// has started, with its pid (on Unix also its process group id: the process leads a new
+	// group). The scheduler records it so that, should the owner die mid-run, the next owner can
+	// end the run's processes. It runs before the process is waited for: it must not block long.
+	OnStart func(pid int)
 }
 
 // Result is the outcome of one run. Outcome is one of the scheduler's Outcome* strings.
