@@ -122,6 +122,8 @@ type harness struct {
 	zones zoneSource
 	// afterArm, when set before start, runs between arming and the start's catch-up pass.
 	afterArm func(*Engine)
+	// onJournal, when set before start, is the engine's EngineOptions.OnJournal.
+	onJournal func(time.Time, error)
 }
 
 // recordingNotifier keeps every notification.
@@ -169,7 +171,7 @@ func (h *harness) start() *Engine {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	e, err := NewEngine(EngineOptions{ConfigPath: h.cfg, Journal: h.j, Gate: h.gate, Clock: h.clock,
-		Logger: logger, WakeClock: h.wake, Notifier: h.notes})
+		Logger: logger, WakeClock: h.wake, Notifier: h.notes, OnJournal: h.onJournal})
 	if err != nil {
 		h.t.Fatal(err)
 	}
