@@ -161,7 +161,7 @@ func (e *Engine) record(name string, ev slotEvent, outcome, reason string) {
 	case errors.Is(err, ErrSlotClaimed):
 		e.duplicates.Add(1)
 	case refusedByJournal(err):
-		e.log.Error("record slot: journal unavailable; recording it once the journal accepts writes",
+		e.log.Warn("record slot: journal unavailable; recording it once the journal accepts writes",
 			"routine", name, "slot", ev.slot, "outcome", outcome, "err", err)
 		e.claimRefused(c, false, ev.requestID, now, err)
 	case err != nil:

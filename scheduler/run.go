@@ -54,7 +54,7 @@ func (e *Engine) execute(ctx context.Context, r *Routine, run *inflight) {
 	c := claim{Routine: r.Name, Slot: ev.slot, Key: ev.key, Trigger: ev.trigger,
 		Outcome: OutcomeRunning, Started: claimed, LateBy: lateBy(claimed, ev)}
 	e.setClaiming(run)
-	waitFrom := time.Now()
+	waitFrom := time.Now() // real time: SQLite's busy wait does not follow the engine clock
 	id, err := e.j.Claim(c)
 	e.claimSettled(r.Name, run, claimed, time.Since(waitFrom), err)
 	if ev.requestID != 0 && err == nil {
@@ -67,7 +67,7 @@ func (e *Engine) execute(ctx context.Context, r *Routine, run *inflight) {
 	case refusedByJournal(err):
 		// No claim, so no run: the slot is recorded missed once the journal accepts writes (a
 		// run-now request is served again then).
-		e.log.Error("claim slot: journal unavailable; the slot does not run and is recorded missed once the journal accepts writes",
+		e.log.Warn("claim slot: journal unavailable; the slot does not run and is recorded missed once the journal accepts writes",
 			"routine", r.Name, "slot", ev.slot, "err", err)
 		e.claimRefused(c, true, ev.requestID, claimed, err)
 		return

@@ -116,7 +116,7 @@ func (e *Engine) claimSettled(name string, run *inflight, began time.Time, waite
 	}
 	now := e.clock.Now()
 	for _, ev := range held {
-		e.log.Warn("slot due while the claim before it waited for the journal; recording it missed",
+		e.log.Debug("slot due while the claim before it waited for the journal; recording it missed",
 			"routine", name, "slot", ev.slot, "err", cause)
 		e.claimRefused(claim{Routine: name, Slot: ev.slot, Key: ev.key, Trigger: ev.trigger,
 			Outcome: OutcomeRunning, Started: now, LateBy: lateBy(now, ev)}, true, ev.requestID, began, cause)
@@ -264,6 +264,11 @@ func (e *Engine) recordUnrecorded() bool {
 		done += n
 	}
 
+	if failed == nil && len(requests) > 0 {
+		e.mu.Lock() // outside tr.mu: the two locks never nest
+		e.retake = append(e.retake, requests...)
+		e.mu.Unlock()
+	}
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	switch {
@@ -320,11 +325,6 @@ func (e *Engine) recordUnrecorded() bool {
 	} else {
 		e.log.Info("the journal accepts writes again", "from", since, "to", until)
 	}
-	if len(requests) > 0 {
-		e.mu.Lock()
-		e.retake = append(e.retake, requests...)
-		e.mu.Unlock()
-	}
 	if len(tr.slots) > 0 || len(tr.requests) > 0 {
 		return false // refused while these were written: the trouble goes on
 	}
@@ -363,7 +363,12 @@ func (e *Engine) tellLocked() {
 	if tr.since.Equal(tr.toldSince) && cause == tr.toldCause {
 		return
 	}
-	if tr.toldSince.IsZero() && !tr.since.IsZero() {
+	switch {
+	case !tr.toldSince.IsZero() || tr.since.IsZero():
+	case tr.slow:
+		e.log.Warn("a journal write is taking long (another process holding its lock?); slots due meanwhile do not run until it is written",
+			"since", tr.since, "err", tr.cause)
+	default:
 		e.log.Error("the journal refuses writes: slots due now do not run (no run starts without its claim) and are recorded missed once it accepts writes",
 			"since", tr.since, "err", tr.cause)
 	}

@@ -198,3 +198,20 @@ func TestSlotsHeldBehindASlowClaimAreMissed(t *testing.T) {
 		t.Fatalf("slot 2: %s (%s); want missed, journal unavailable (a claim waited …)", r[1].Outcome, r[1].Reason)
 	}
 }
+
+// Beyond maxMissedRows a routine's refused slots are counted, oldest first, so an outage of a
+// week over an every-second routine keeps 100 rows and one summary, not 600,000.
+func TestUnrecordedKeepsTheNewestSlots(t *testing.T) {
+	var u unrecorded
+	t0 := time.Unix(1_000_000, 0)
+	for i := range maxMissedRows + 5 {
+		u.add(claim{Routine: "tick", Slot: t0.Add(time.Duration(i) * time.Second)})
+	}
+	if len(u.claims) != maxMissedRows || u.dropped != 5 || !u.first.Equal(t0) || !u.last.Equal(t0.Add(4*time.Second)) {
+		t.Fatalf("kept %d, dropped %d from %v to %v; want %d, 5 from %v to %v", len(u.claims), u.dropped, u.first, u.last,
+			maxMissedRows, t0, t0.Add(4*time.Second))
+	}
+	if !u.claims[0].Slot.Equal(t0.Add(5 * time.Second)) {
+		t.Fatalf("oldest kept slot %v, want %v", u.claims[0].Slot, t0.Add(5*time.Second))
+	}
+}
