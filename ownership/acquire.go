@@ -2,6 +2,7 @@ package ownership
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -50,9 +51,20 @@ func Acquire(ctx context.Context, opts Options) (*Handle, error) {
 	return nil, ownedError(opts.Dir)
 }
 
+// Bounds of the backoff with which Wait retries while Options.EpochFloor reports its source
+// unavailable (ErrEpochFloorUnavailable): each try holds the guard for as long as EpochFloor
+// takes, so the tries are spaced out, but never so far that the standby owns long after the
+// journal is free again.
+const (
+	floorRetryMin = 100 * time.Millisecond
+	floorRetryMax = 2 * time.Second
+)
+
 // Wait stands by until this process owns opts.Dir, trying the guard every 20 ms (waitPoll), and
-// returns the Handle; or it returns ctx.Err() when ctx ends first. Other errors as for Acquire,
-// except ErrOwned: a held guard is what it waits out.
+// returns the Handle; or it returns ctx.Err() when ctx ends first. When the guard is free but
+// Options.EpochFloor reports its source unavailable for now (ErrEpochFloorUnavailable), it lets
+// the guard go, logs, and tries again with a backoff from 100 ms to 2 s. Other errors as for
+// Acquire, except ErrOwned: a held guard is what it waits out.
 func Wait(ctx context.Context, opts Options) (*Handle, error) {
 	opts, err := normalize(opts)
 	if err != nil {
@@ -61,6 +73,7 @@ func Wait(ctx context.Context, opts Options) (*Handle, error) {
 	w := newDirWatcher(opts.Dir, opts.Logger)
 	t := time.NewTicker(waitPoll)
 	defer t.Stop()
+	backoff := floorRetryMin
 	for {
 		if err := ctx.Err(); err != nil {
 			w.close()
@@ -69,6 +82,15 @@ func Wait(ctx context.Context, opts Options) (*Handle, error) {
 		h, err := tryAcquire(opts, w)
 		if h != nil {
 			return h, nil
+		}
+		if errors.Is(err, ErrEpochFloorUnavailable) {
+			opts.Logger.Warn("standing by: the guard is free but the journal cannot be read yet; trying again", "in", backoff, "err", err)
+			select {
+			case <-ctx.Done():
+			case <-time.After(backoff):
+			}
+			backoff = min(2*backoff, floorRetryMax)
+			continue
 		}
 		if err != nil {
 			w.close()

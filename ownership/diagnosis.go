@@ -25,6 +25,9 @@ const (
 	DiagDraining         DiagnosisKind = "draining"
 	DiagGuardReplaced    DiagnosisKind = "guard-replaced"
 	DiagRecordUnreadable DiagnosisKind = "record-unreadable"
+	// DiagJournalUnwritable: the owner is alive and heartbeating but its journal refuses writes
+	// (another process holds its lock, the disk is full), so no run starts.
+	DiagJournalUnwritable DiagnosisKind = "journal-unwritable"
 )
 
 // Diagnosis is one finding about the owner, with a sentence a person can act on.
@@ -129,11 +132,23 @@ func diagnose(f facts) []Diagnosis {
 	if r.State == StateYielding {
 		add(DiagDraining, r.YieldingSince, "the owner (pid %d) is handing over and waits for %d run(s) in flight to finish", r.PID, r.InFlight)
 	}
-	if f.stale {
+	if jt := r.JournalUnwritable; jt != nil && !f.stale {
+		add(DiagJournalUnwritable, jt.Since,
+			"the owner (pid %d) cannot write the journal since %s (%s): %s. No run starts without its claim; the slots due meanwhile are recorded missed once it can. Look for another process holding journal.db in the state directory (`fuser -v journal.db`) or a full disk (`df .`)",
+			r.PID, jt.Since.Local().Format(time.TimeOnly), st.ObservedAt.Sub(jt.Since).Round(time.Second), jt.Error)
+	}
+	switch {
+	case f.stale && r.JournalUnwritable != nil:
+		// A disk that refuses the journal's writes may refuse owner.json's too: the owner may be
+		// healthy, only unable to say so. Ending it would fix nothing.
+		add(DiagNotHeartbeating, r.HeartbeatAt,
+			"the owner (pid %d) has not written a heartbeat for %s, and its last one said it cannot write the journal (%s): the disk is probably full or read-only, which stops the heartbeat too. Free space (`df .` in the state directory) rather than ending the owner",
+			r.PID, f.silentFor.Round(time.Second), r.JournalUnwritable.Error)
+	case f.stale:
 		add(DiagNotHeartbeating, r.HeartbeatAt,
 			"the owner (pid %d) is running but has not written a heartbeat for %s (suspended or wedged); `routinely daemon --takeover --kill-wedged` can end it",
 			r.PID, f.silentFor.Round(time.Second))
-	} else if f.stalled && r.State == StateOwning {
+	case f.stalled && r.State == StateOwning && r.JournalUnwritable == nil:
 		add(DiagStalled, r.NextDueAt,
 			"the owner (pid %d) heartbeats, but a run due at %s has not been handled (progress %d)",
 			r.PID, r.NextDueAt.Local().Format(time.TimeOnly), r.Progress)

@@ -26,6 +26,10 @@ var (
 	ErrNotWedged = errors.New("owner is not verifiably wedged")
 	// ErrNoRequest: Decide was called with an unknown or expired takeover request id.
 	ErrNoRequest = errors.New("no such pending takeover request")
+	// ErrEpochFloorUnavailable: Options.EpochFloor could not read its source for now (the
+	// journal is locked by another process, say). EpochFloor wraps it to make Wait try again;
+	// Acquire returns it (wrapped).
+	ErrEpochFloorUnavailable = errors.New("the highest epoch cannot be read for now")
 )
 
 // errGarbage marks a state file that exists but does not hold what it should (empty, torn, not

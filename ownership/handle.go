@@ -70,6 +70,10 @@ func (h *Handle) recordLocked() Record {
 		j := *r.LastJob
 		r.LastJob = &j
 	}
+	if r.JournalUnwritable != nil {
+		t := *r.JournalUnwritable
+		r.JournalUnwritable = &t
+	}
 	return r
 }
 
@@ -134,6 +138,23 @@ func (h *Handle) NoteTick(nextDue time.Time) {
 	h.rec.Progress++
 	h.rec.LastTickAt = time.Now()
 	h.rec.NextDueAt = nextDue
+}
+
+// NoteJournal records in owner.json (from the next heartbeat on) that the journal has refused
+// writes since since, the latest reason being err, so observers diagnose journal-unwritable; a
+// zero since clears it. The scheduler calls it (it never blocks).
+func (h *Handle) NoteJournal(since time.Time, err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if since.IsZero() {
+		h.rec.JournalUnwritable = nil
+		return
+	}
+	t := &JournalTrouble{Since: since}
+	if err != nil {
+		t.Error = err.Error()
+	}
+	h.rec.JournalUnwritable = t
 }
 
 // Events delivers takeover, guard and write events; the channel is closed after the handle is

@@ -1,6 +1,7 @@
 package ownership
 
 import (
+	"errors"
 	"time"
 )
 
@@ -55,16 +56,27 @@ func (h *Handle) beat() bool {
 // writeRecord rewrites owner.json with a fresh heartbeat. A failure (disk full, read-only) never
 // ends ownership, since the lock still holds; it is logged and sent as EventWriteFailed.
 // Heartbeats skip fsync (durable=false): a lost heartbeat after a power cut is harmless, and it
-// keeps a tick well under a millisecond; state changes are durable.
+// keeps a tick well under a millisecond; state changes are durable. When the atomic write fails
+// the record is rewritten in place (writeJSONInPlace): on a full disk that still works, so
+// observers keep seeing a live owner, and why it runs nothing, instead of one that looks wedged
+// and that `--kill-wedged` would end.
 func (h *Handle) writeRecord(durable bool) {
 	h.mu.Lock()
 	h.rec.HeartbeatAt = time.Now()
 	rec := h.recordLocked()
 	h.mu.Unlock()
-	if err := writeJSONAtomic(h.dir, recordName, rec, durable); err != nil {
-		h.log.Warn("owner record not written; still owning", "err", err)
-		h.reportWriteFailure(err)
+	err := writeJSONAtomic(h.dir, recordName, rec, durable)
+	if err == nil {
+		return
 	}
+	ierr := writeJSONInPlace(h.dir, recordName, rec, durable)
+	if ierr == nil {
+		h.log.Warn("owner record rewritten in place: a new file cannot be written (disk full?); still owning", "err", err)
+		return
+	}
+	err = errors.Join(err, ierr)
+	h.log.Warn("owner record not written; still owning", "err", err)
+	h.reportWriteFailure(err)
 }
 
 // reportWriteFailure sends EventWriteFailed for err.

@@ -57,6 +57,15 @@ type Record struct {
 	HeartbeatIntervalMS int64     `json:"heartbeat_interval_ms"`
 	State               State     `json:"state"`
 	YieldingSince       time.Time `json:"yielding_since,omitempty"`
+	// JournalUnwritable is set while the owner's journal refuses writes (locked by another
+	// process, disk full): no run starts then. Nil while the journal is fine.
+	JournalUnwritable *JournalTrouble `json:"journal_unwritable,omitempty"`
+}
+
+// JournalTrouble says since when, and why, the owner cannot write its journal.
+type JournalTrouble struct {
+	Since time.Time `json:"since"` // when the first refused (or slow) write began
+	Error string    `json:"error"` // the latest reason, as the journal gave it
 }
 
 // Requester identifies the process asking for a takeover.

@@ -141,12 +141,19 @@ func (e *Engine) catchUpFrom(name string, now, last time.Time, start bool) (hand
 	return true
 }
 
-// inFlightSlotsLocked lists the scheduled slots of a's run in flight and of the one queued
-// behind it. The caller holds e.mu.
+// inFlightSlotsLocked lists the scheduled slots of a's run in flight, of those held while its
+// claim waits, and of the one queued behind it. The caller holds e.mu.
 func inFlightSlotsLocked(a *armed) []time.Time {
 	var slots []time.Time
 	if a.running != nil && a.running.ev.trigger != TriggerManual {
 		slots = append(slots, a.running.ev.slot)
+	}
+	if a.running != nil {
+		for _, ev := range a.running.held {
+			if ev.trigger != TriggerManual {
+				slots = append(slots, ev.slot)
+			}
+		}
 	}
 	if a.pending != nil && a.pending.trigger != TriggerManual {
 		slots = append(slots, a.pending.slot)

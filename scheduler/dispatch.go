@@ -9,10 +9,16 @@ import (
 	"slices"
 )
 
-// inflight is a run in progress.
+// inflight is a run in progress. Its fields are guarded by the engine's mu.
 type inflight struct {
+	a      *armed // the routine it belongs to
 	ev     slotEvent
 	cancel context.CancelCauseFunc
+	// claiming is set while the run waits for its claim (the journal's write). Slots of the
+	// routine due meanwhile are held rather than meeting the overlap policy: no run has started,
+	// and none will if the journal refuses the claim (claimSettled decides them).
+	claiming bool
+	held     []slotEvent
 }
 
 // dispatch handles one slot of routine name: a slot handed to dispatch before → dropped (counted
@@ -61,29 +67,40 @@ func (e *Engine) dispatch(name string, ev slotEvent) {
 		return
 	}
 	if a.running != nil {
-		switch a.r.Overlap {
-		case OverlapQueue:
-			if a.pending == nil {
-				a.pending = &ev
-				e.mu.Unlock()
-				return
-			}
-		case OverlapReplace:
-			dropped := a.pending
-			a.pending = &ev
-			a.running.cancel(errReplaced)
+		if a.running.claiming {
+			a.running.held = append(a.running.held, ev)
 			e.mu.Unlock()
-			if dropped != nil {
-				e.record(name, *dropped, OutcomeSkipped, "overlap")
-			}
 			return
 		}
+		skip := e.overlapLocked(a, ev)
 		e.mu.Unlock()
-		e.record(name, ev, OutcomeSkipped, "overlap")
+		if skip != nil {
+			e.record(name, *skip, OutcomeSkipped, "overlap")
+		}
 		return
 	}
 	e.startLocked(a, ev)
 	e.mu.Unlock()
+}
+
+// overlapLocked applies a's overlap policy to ev, due while a's run is in flight: queue → ev
+// waits (one at most); replace → ev waits and the run is cancelled; skip, or a queue already
+// full → ev is skipped. It returns the slot to record `skipped (overlap)`, if any, for the caller
+// to record once it has unlocked e.mu, which it holds.
+func (e *Engine) overlapLocked(a *armed, ev slotEvent) (skip *slotEvent) {
+	switch a.r.Overlap {
+	case OverlapQueue:
+		if a.pending == nil {
+			a.pending = &ev
+			return nil
+		}
+	case OverlapReplace:
+		dropped := a.pending
+		a.pending = &ev
+		a.running.cancel(errReplaced)
+		return dropped
+	}
+	return &ev
 }
 
 // startLocked marks a running and starts the run goroutine. The caller holds e.mu; the run
@@ -93,11 +110,12 @@ func (e *Engine) dispatch(name string, ev slotEvent) {
 func (e *Engine) startLocked(a *armed, ev slotEvent) {
 	r := a.r
 	ctx, cancel := context.WithCancelCause(e.runCtx)
-	a.running = &inflight{ev: ev, cancel: cancel}
+	run := &inflight{a: a, ev: ev, cancel: cancel}
+	a.running = run
 	e.runs.Add(1)
 	go func() {
 		defer e.runs.Done()
-		e.execute(ctx, r, ev)
+		e.execute(ctx, r, run)
 		cancel(nil)
 		e.mu.Lock()
 		a.running = nil
@@ -132,14 +150,20 @@ func (e *Engine) notStarted(name string, ev slotEvent, cause error, removed bool
 	}
 }
 
-// record claims a slot that will not run (skipped or missed) so it is never run later.
+// record claims a slot that will not run (skipped or missed) so it is never run later. When the
+// journal refuses the write, the slot is kept and recorded once it accepts writes again.
 func (e *Engine) record(name string, ev slotEvent, outcome, reason string) {
 	now := e.clock.Now()
-	id, err := e.j.Claim(claim{Routine: name, Slot: ev.slot, Key: ev.key, Trigger: ev.trigger,
-		Outcome: outcome, Reason: reason, Started: now, LateBy: lateBy(now, ev)})
+	c := claim{Routine: name, Slot: ev.slot, Key: ev.key, Trigger: ev.trigger,
+		Outcome: outcome, Reason: reason, Started: now, LateBy: lateBy(now, ev)}
+	id, err := e.j.Claim(c)
 	switch {
 	case errors.Is(err, ErrSlotClaimed):
 		e.duplicates.Add(1)
+	case refusedByJournal(err):
+		e.log.Warn("record slot: journal unavailable; recording it once the journal accepts writes",
+			"routine", name, "slot", ev.slot, "outcome", outcome, "err", err)
+		e.claimRefused(c, false, ev.requestID, now, err)
 	case err != nil:
 		e.log.Error("record slot", "routine", name, "slot", ev.slot, "outcome", outcome, "err", err)
 	default:

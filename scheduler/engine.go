@@ -28,6 +28,11 @@ type EngineOptions struct {
 	WakeClock WallMonoClock
 	// UserAgent is sent by watch and ping actions (action.UserAgent(version)); "" → a default.
 	UserAgent string
+	// OnJournal, if set, is told when the journal starts refusing writes (since: when the first
+	// refused or slow write began, on the engine clock; err: the latest reason) and, with a zero
+	// since and nil err, when it accepts them again. Calls come in order, one at a time; it must
+	// not block (ownership.Handle.NoteJournal fits).
+	OnJournal func(since time.Time, err error)
 }
 
 // Engine schedules the routines of one owner: gocron arms the timers (only while the Gate
@@ -71,6 +76,9 @@ type Engine struct {
 	due, dueAt time.Time // cached earliest next slot and when (real time) it was computed
 
 	duplicates atomic.Int64 // slots dropped as handled already (see Duplicates)
+
+	trouble journalTrouble // slots the journal refused, and since when (unclaimed.go)
+	retake  []int64        // run-now requests to serve again (under mu; pollRequests clears taken)
 
 	zones  zoneSource // the system time zone (tests substitute a fake)
 	zoneMu sync.Mutex // serializes reading the zone and applying a config in it
@@ -182,6 +190,7 @@ func (e *Engine) Start(ctx context.Context) error {
 	}
 	e.background(e.watchWake)
 	e.background(e.pollRequests)
+	e.background(e.watchJournal)
 	return nil
 }
 
@@ -196,7 +205,8 @@ func (e *Engine) background(loop func(stop <-chan struct{})) {
 // Stop stops admitting runs (no new run starts), stops the timers and watchers and waits for
 // in-flight runs to end. When ctx ends first it cancels the remaining runs (their processes
 // get SIGTERM then SIGKILL; they are recorded `interrupted`), waits for them to be recorded
-// and returns ctx's error.
+// and returns ctx's error. Slots the journal refused are written one last time (logged when
+// it still refuses).
 func (e *Engine) Stop(ctx context.Context) error {
 	e.mu.Lock()
 	if e.stopping {
@@ -218,10 +228,12 @@ func (e *Engine) Stop(ctx context.Context) error {
 	select {
 	case <-drained:
 		e.cancelRun()
+		e.abandonUnrecorded()
 		return nil
 	case <-ctx.Done():
 		e.cancelRun()
 		<-drained
+		e.abandonUnrecorded()
 		return fmt.Errorf("stop: runs still in flight: %w", ctx.Err())
 	}
 }

@@ -16,6 +16,9 @@ var (
 	ErrNoRun = errors.New("no such run")
 	// ErrReadOnly: a write through a journal opened with OpenJournalReadOnly.
 	ErrReadOnly = errors.New("journal opened read-only")
+	// ErrNotJournal: the file at the journal's path is not a Routinely journal (not SQLite,
+	// another program's database, damaged, not a regular file); it is left untouched.
+	ErrNotJournal = errors.New("not a Routinely journal")
 )
 
 // Internal sentinels: causes and conditions that never leave the package unwrapped.

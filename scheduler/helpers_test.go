@@ -125,6 +125,8 @@ type harness struct {
 	// orphanGrace, when set before start, replaces the SIGTERM-to-SIGKILL grace for an earlier
 	// owner's leftover runs.
 	orphanGrace time.Duration
+	// onJournal, when set before start, is the engine's EngineOptions.OnJournal.
+	onJournal func(time.Time, error)
 }
 
 // recordingNotifier keeps every notification.
@@ -172,7 +174,7 @@ func (h *harness) start() *Engine {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	e, err := NewEngine(EngineOptions{ConfigPath: h.cfg, Journal: h.j, Gate: h.gate, Clock: h.clock,
-		Logger: logger, WakeClock: h.wake, Notifier: h.notes})
+		Logger: logger, WakeClock: h.wake, Notifier: h.notes, OnJournal: h.onJournal})
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -34,6 +34,11 @@ type Journal struct {
 	pruned  map[string]time.Time // last retention pass per routine
 	pruneWG sync.WaitGroup
 
+	// writingSince is when the writer's current transaction began (monotonic ns since monoBase,
+	// plus one; 0 between transactions): one taking seconds is waiting for a lock or a failing
+	// disk (writeWaiting).
+	writingSince atomic.Int64
+
 	writes     chan writeReq // to the single writer goroutine (journal_batch.go)
 	claimQueue chan claimReq // claims, served first
 	closed     chan struct{}
@@ -43,8 +48,10 @@ type Journal struct {
 
 // OpenJournal opens (creating and migrating) the journal at path for the owner and for
 // processes that leave requests for it (run now, pause). The database uses WAL mode, a 5 s busy
-// timeout and synchronous=FULL so a recorded claim survives a crash of the owner. Errors: the
-// open, pragma or migration error, wrapped.
+// timeout and synchronous=FULL so a recorded claim survives a crash of the owner. Errors: one
+// wrapping ErrNotJournal, saying what to do, when path holds something else (checked before
+// anything is written to it); the open, pragma or migration error, wrapped (IsJournalUnavailable
+// tells those that may pass, such as another process holding the lock).
 func OpenJournal(path string) (*Journal, error) {
 	return openJournalBusy(path, 5*time.Second)
 }
@@ -52,6 +59,10 @@ func OpenJournal(path string) (*Journal, error) {
 // openJournalBusy is OpenJournal with the time SQLite waits for another process's write lock
 // before failing with SQLITE_BUSY (tests shorten it to provoke that failure quickly).
 func openJournalBusy(path string, busy time.Duration) (*Journal, error) {
+	version, err := checkJournalFile(path, busy)
+	if err != nil {
+		return nil, fmt.Errorf("open journal: %w", err)
+	}
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
 	q.Add("_pragma", "journal_mode(WAL)")
@@ -63,9 +74,13 @@ func openJournalBusy(path string, busy time.Duration) (*Journal, error) {
 	}
 	db.SetMaxIdleConns(8) // keep connections: each new one re-runs the pragmas
 	j := newJournal(db, path)
-	if err := j.migrate(); err != nil {
-		_ = db.Close()
-		return nil, fmt.Errorf("open journal %s: %w", path, err)
+	// A journal already at this program's version needs no write lock to open (so opening works
+	// while another process holds it; the first write then waits, or fails and is retried).
+	if version < len(migrations) {
+		if err := j.migrate(); err != nil {
+			_ = db.Close()
+			return nil, fmt.Errorf("open journal %s: %w", path, err)
+		}
 	}
 	if err := db.QueryRow(`SELECT value FROM meta WHERE key = 'journal_id'`).Scan(&j.id); err != nil {
 		_ = db.Close()
@@ -78,37 +93,30 @@ func openJournalBusy(path string, busy time.Duration) (*Journal, error) {
 // OpenJournalReadOnly opens an existing journal for observers (status, routines, history, the
 // app in standby). It creates, migrates and writes nothing: every write through it fails with
 // an error wrapping ErrReadOnly. Errors: an error wrapping os.ErrNotExist when path does not
-// exist or holds no journal yet (nothing has owned this profile); one naming the version when
-// the schema is newer than this program; the open error, wrapped.
+// exist or holds no journal yet (nothing has owned this profile); one wrapping ErrNotJournal,
+// saying what to do, when path holds something else; one naming the version when the schema is
+// newer than this program; the open error, wrapped.
 func OpenJournalReadOnly(path string) (*Journal, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("open journal %s read-only: %w", path, err)
 	}
-	if fi.IsDir() {
-		return nil, fmt.Errorf("open journal %s read-only: is a directory", path)
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("open journal read-only: %w", notJournal(path, fmt.Sprintf("it is not a regular file (%s)", fi.Mode().Type())))
 	}
-	q := url.Values{}
-	q.Add("mode", "ro") // SQLite itself refuses to create the file
-	q.Add("_pragma", "busy_timeout(5000)")
-	q.Add("_pragma", "query_only(1)")
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	db, err := openReadOnlyDB(path, 5*time.Second) // SQLite itself refuses to create the file
 	if err != nil {
-		return nil, fmt.Errorf("open journal %s read-only: %w", path, err)
+		return nil, fmt.Errorf("open journal read-only: %w", err)
 	}
 	db.SetMaxIdleConns(4)
-	var version int
-	if err := db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil {
+	version, err := journalVersion(db, path)
+	if err != nil {
 		_ = db.Close()
-		return nil, fmt.Errorf("open journal %s read-only: %w", path, err)
+		return nil, fmt.Errorf("open journal read-only: %w", err)
 	}
-	switch {
-	case version == 0:
+	if version == 0 {
 		_ = db.Close()
 		return nil, fmt.Errorf("open journal %s read-only: no journal yet (empty file): %w", path, os.ErrNotExist)
-	case version > len(migrations):
-		_ = db.Close()
-		return nil, fmt.Errorf("open journal %s read-only: schema version %d is newer than this program (%d)", path, version, len(migrations))
 	}
 	j := newJournal(db, path)
 	j.readOnly = true

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // maxBatch bounds one group-commit transaction (claims: 12 parameters each, far below
@@ -90,6 +91,8 @@ func (j *Journal) writer() {
 
 // commitBatch commits claims (one multi-row insert) and other writes in one transaction.
 func (j *Journal) commitBatch(claims []claimReq, others []writeReq) {
+	j.writingSince.Store(int64(time.Since(monoBase)) + 1) // +1: never the idle 0
+	defer j.writingSince.Store(0)
 	resps := make([]claimResp, len(claims))
 	errs := make([]error, len(others))
 	err := func() error {
@@ -147,3 +150,18 @@ func inSavepoint(tx *sql.Tx, fn func(tx *sql.Tx) error) error {
 	_, err := tx.Exec(`RELEASE op`)
 	return err
 }
+
+// writeWaiting returns how long the writer's current transaction has been running (0 when it is
+// idle). SQLite waits up to the busy timeout for another process's lock inside a transaction,
+// so a long one means the journal is not accepting writes.
+func (j *Journal) writeWaiting() time.Duration {
+	since := j.writingSince.Load()
+	if since == 0 {
+		return 0
+	}
+	return time.Since(monoBase) - time.Duration(since-1)
+}
+
+// monoBase anchors writingSince on the monotonic clock, so a wall-clock step cannot fake or
+// hide a slow write.
+var monoBase = time.Now()

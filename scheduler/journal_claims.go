@@ -220,3 +220,30 @@ func insertClaim(q querier, req claimReq) (int64, error) {
 	}
 	return res.LastInsertId()
 }
+
+// claimAll records cs, slots that will not run (skipped or missed), in one transaction of the
+// writer (one fsync however many). It returns per claim nil or why it was refused (ErrSlotClaimed:
+// already recorded; ErrFenced: a newer owner). Errors: ErrReadOnly, the closed journal, or the
+// transaction's error (then nothing was recorded), wrapped.
+func (j *Journal) claimAll(cs []claim) ([]error, error) {
+	epoch := j.epoch.Load()
+	if epoch == 0 {
+		return nil, fmt.Errorf("record %d slots: %w", len(cs), ErrFenced)
+	}
+	reqs := make([]claimReq, len(cs))
+	for i, c := range cs {
+		if c.Key == "" {
+			c.Key = slotKey(c.Slot)
+		}
+		reqs[i] = claimReq{c: c, epoch: epoch}
+	}
+	resps := make([]claimResp, len(cs))
+	if err := j.write(func(tx *sql.Tx) error { return insertClaims(tx, reqs, resps) }); err != nil {
+		return nil, fmt.Errorf("record %d slots: %w", len(cs), err)
+	}
+	errs := make([]error, len(cs))
+	for i, r := range resps {
+		errs[i] = r.err
+	}
+	return errs, nil
+}

@@ -29,6 +29,12 @@ func (e *Engine) serveRequests() {
 	if !e.gate.Admitting() {
 		return
 	}
+	e.mu.Lock()
+	for _, id := range e.retake { // their claim was refused by the journal: serve them again
+		delete(e.taken, id)
+	}
+	e.retake = nil
+	e.mu.Unlock()
 	reqs, err := e.j.pendingRequests()
 	if err != nil {
 		e.log.Warn("run-now requests", "err", err)

@@ -23,10 +23,11 @@ func lateBy(start time.Time, ev slotEvent) time.Duration {
 	return start.Sub(ev.slot)
 }
 
-// execute runs one dispatched slot: the jitter wait, admission by the ownership handle, the
-// claim (durable before anything else happens), the action at its start instant with the
-// routine's timeout, and the record of its result. It never panics.
-func (e *Engine) execute(ctx context.Context, r *Routine, ev slotEvent) {
+// execute runs one dispatched slot (run.ev): the jitter wait, admission by the ownership
+// handle, the claim (durable before anything else happens), the action at its start instant
+// with the routine's timeout, and the record of its result. It never panics.
+func (e *Engine) execute(ctx context.Context, r *Routine, run *inflight) {
+	ev := run.ev
 	// at is when the action is due to start: the slot (a timer fires claimLead early), or now
 	// for a late slot and a run-now request, plus the jitter.
 	at := e.clock.Now()
@@ -51,20 +52,27 @@ func (e *Engine) execute(ctx context.Context, r *Routine, ev slotEvent) {
 	// The claim says when the slot was claimed (the owner held it then, even if it dies before
 	// the start); Finish records when the action really started.
 	claimed := e.clock.Now()
-	id, err := e.j.Claim(claim{Routine: r.Name, Slot: ev.slot, Key: ev.key, Trigger: ev.trigger,
-		Outcome: OutcomeRunning, Started: claimed, LateBy: lateBy(claimed, ev)})
-	if ev.requestID != 0 && !errors.Is(err, ErrSlotClaimed) {
-		msg := ""
-		if err != nil {
-			msg = err.Error()
-		}
-		_ = e.j.answerRequest(ev.requestID, id, msg)
+	c := claim{Routine: r.Name, Slot: ev.slot, Key: ev.key, Trigger: ev.trigger,
+		Outcome: OutcomeRunning, Started: claimed, LateBy: lateBy(claimed, ev)}
+	e.setClaiming(run)
+	waitFrom := time.Now() // real time: SQLite's busy wait does not follow the engine clock
+	id, err := e.j.Claim(c)
+	e.claimSettled(r.Name, run, claimed, time.Since(waitFrom), err)
+	if ev.requestID != 0 && err == nil {
+		_ = e.j.answerRequest(ev.requestID, id, "")
 	}
-	if errors.Is(err, ErrSlotClaimed) {
+	switch {
+	case errors.Is(err, ErrSlotClaimed):
 		e.duplicates.Add(1)
 		return
-	}
-	if err != nil {
+	case refusedByJournal(err):
+		// No claim, so no run: the slot is recorded missed once the journal accepts writes (a
+		// run-now request is served again then).
+		e.log.Warn("claim slot: journal unavailable; the slot does not run and is recorded missed once the journal accepts writes",
+			"routine", r.Name, "slot", ev.slot, "err", err)
+		e.claimRefused(c, true, ev.requestID, claimed, err)
+		return
+	case err != nil:
 		e.log.Error("claim slot", "routine", r.Name, "slot", ev.slot, "err", err)
 		return
 	}

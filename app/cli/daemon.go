@@ -95,6 +95,10 @@ func runDaemon(ctx context.Context, e *env, o daemonOptions) error {
 	if err != nil {
 		return err
 	}
+	// So is a journal file that is not one: owning could only refuse every routine.
+	if _, err := scheduler.MaxEpochOf(p.Journal); errors.Is(err, scheduler.ErrNotJournal) {
+		return fmt.Errorf("%w\nThe daemon did not start", err)
+	}
 	opts := core.OwnerOptions(p, ownership.RoleDaemon, Version, policy, e.logger)
 	opts.HeartbeatInterval = o.heartbeat
 	for {
@@ -145,13 +149,17 @@ func acquireForDaemon(ctx context.Context, e *env, p paths.Paths, opts ownership
 	switch {
 	case err == nil:
 		return h, nil
+	case o.wait && errors.Is(err, ownership.ErrEpochFloorUnavailable):
+		fmt.Fprintf(e.stderr, "Standing by: the journal cannot be read yet (%v); owning as soon as it can (Ctrl-C to stop).\n", err)
+	case errors.Is(err, ownership.ErrEpochFloorUnavailable):
+		return nil, fmt.Errorf("own the routines: %w\n'routinely daemon --wait' keeps trying until the journal can be read", err)
 	case !errors.As(err, &owned):
 		return nil, fmt.Errorf("own the routines: %w", err)
-	}
-	if !o.wait {
+	case !o.wait:
 		return nil, ownedErr(owned, e.now())
+	default:
+		fmt.Fprintf(e.stderr, "Standing by: %s owns the routines; taking over when it exits (Ctrl-C to stop).\n", describeOwner(owned.Holder, e.now()))
 	}
-	fmt.Fprintf(e.stderr, "Standing by: %s owns the routines; taking over when it exits (Ctrl-C to stop).\n", describeOwner(owned.Holder, e.now()))
 	wctx := ctx
 	if o.timeoutSet {
 		var cancel context.CancelFunc

@@ -16,7 +16,7 @@ const (
 	ExitError      = 1  // any other failure (a run that failed, an I/O error)
 	ExitUsage      = 2  // bad flags or arguments
 	ExitNoOwner    = 3  // status: nobody owns the routines
-	ExitUnhealthy  = 4  // status: an owner holds the guard but looks wedged, stalled or draining
+	ExitUnhealthy  = 4  // status: an owner holds the guard but looks wedged, stalled, draining or cannot write its journal
 	ExitTempFail   = 75 // owned by another process, takeover denied or timed out (EX_TEMPFAIL)
 	ExitPermission = 77 // the state directory is unsafe or not accessible (EX_NOPERM)
 	ExitConfig     = 78 // routines.toml does not parse or has invalid routines (EX_CONFIG)
@@ -28,7 +28,7 @@ const exitCodesHelp = `Exit codes:
   1   failure (I/O error, unknown routine or run id, a run that did not succeed)
   2   usage error (bad flag or argument)
   3   status: no owner
-  4   status: owner present but unhealthy (not heartbeating, stalled, draining)
+  4   status: owner present but unhealthy (not heartbeating, stalled, draining, journal-unwritable)
   75  owned by another process; takeover denied or timed out; run with no owner
   77  permission: the state directory is unsafe or not accessible
   78  configuration: routines.toml is missing, does not parse or has invalid routines (file:line:col)`
@@ -68,7 +68,7 @@ func exitCodeFor(err error) int {
 		return ExitUsage
 	case errors.Is(err, ownership.ErrOwned), errors.Is(err, ownership.ErrDenied),
 		errors.Is(err, ownership.ErrTakeoverTimeout), errors.Is(err, ownership.ErrNotWedged),
-		errors.Is(err, errNoOwner):
+		errors.Is(err, errNoOwner), errors.Is(err, ownership.ErrEpochFloorUnavailable):
 		return ExitTempFail
 	case errors.Is(err, ownership.ErrUnsafeDir), errors.Is(err, os.ErrPermission):
 		return ExitPermission

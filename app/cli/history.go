@@ -25,8 +25,9 @@ func newHistoryCmd(e *env) *cobra.Command {
 		Use:   "history [NAME]",
 		Short: "Show past runs (slot, start, late-by, duration, outcome, exit code, epoch, trigger)",
 		Long: `Show the newest runs first, of one routine or all. Every slot the scheduler handled is
-there: runs, skipped slots (paused, overlap), missed slots outside the catch-up window, and runs
-interrupted by a crashed owner. --output RUN_ID prints one run's captured output.`,
+there: runs, skipped slots (paused, overlap), missed slots outside the catch-up window or while
+the journal could not be written ("journal unavailable from … to …", recorded once it can), and
+runs interrupted by a crashed owner. --output RUN_ID prints one run's captured output.`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {

@@ -175,6 +175,7 @@ type jsonStatus struct {
 	Routines       []jsonRoutine   `json:"routines"`
 	Problems       []jsonProblem   `json:"problems"`
 	ConfigError    string          `json:"config_error"`
+	JournalError   string          `json:"journal_error"` // why the journal could not be read, if so
 	ObservedAt     time.Time       `json:"observed_at"`
 }
 

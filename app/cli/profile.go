@@ -113,10 +113,12 @@ func (e *env) requestJournal(name string) (r *scheduler.Routine, j *scheduler.Jo
 // or migrates it. Errors: the journal's, wrapped.
 func openJournal(p paths.Paths) (*scheduler.Journal, error) {
 	j, err := scheduler.OpenJournalReadOnly(p.Journal)
-	if errors.Is(err, fs.ErrNotExist) {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
-	}
-	if err != nil {
+	case errors.Is(err, scheduler.ErrNotJournal):
+		return nil, err // names the file and says what to do
+	case err != nil:
 		return nil, fmt.Errorf("open journal %s: %w", p.Journal, err)
 	}
 	return j, nil

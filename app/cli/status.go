@@ -22,7 +22,7 @@ func newStatusCmd(e *env) *cobra.Command {
 diagnosis, and per routine its next run, last run and last outcome.
 
 Exits 0 with a healthy owner, 3 with no owner, 4 when an owner holds the routines but looks
-unhealthy (not heartbeating, stalled, draining).`,
+unhealthy (not heartbeating, stalled, draining, journal-unwritable).`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return runStatus(cmd.Context(), e, o) },
 	}
@@ -32,8 +32,9 @@ unhealthy (not heartbeating, stalled, draining).`,
 
 // runStatus prints the status and returns an exitError carrying 0, 3 or 4; other errors are
 // those of looking the profile up (77) and ownership.Inspect (1). It creates nothing: a profile
-// directory that does not exist is "no owner". An unreadable config or journal is reported inside
-// the status, not as a failure: who owns still matters then.
+// directory that does not exist is "no owner". An unreadable config or journal (one that is not
+// a Routinely journal, say) is reported inside the status, not as a failure: who owns still
+// matters then.
 func runStatus(_ context.Context, e *env, o statusOptions) error {
 	p, exists, err := e.lookup()
 	if err != nil {
@@ -71,12 +72,13 @@ func runStatus(_ context.Context, e *env, o statusOptions) error {
 	}
 	var states []scheduler.RoutineState
 	cfg, err := loadConfig(p.Config, true)
-	if err == nil {
-		out.Problems = toJSONProblems(cfg.Problems)
-		states, err = routineStates(e, p, cfg)
-	}
 	if err != nil {
 		out.ConfigError = err.Error()
+	} else {
+		out.Problems = toJSONProblems(cfg.Problems)
+		if states, err = routineStates(e, p, cfg); err != nil {
+			out.JournalError = err.Error()
+		}
 	}
 	out.Routines = toJSONRoutines(states)
 
@@ -133,7 +135,12 @@ func printStatus(e *env, st ownership.Status, out jsonStatus, states []scheduler
 	if out.ConfigError != "" {
 		fmt.Fprintf(w, "Config:     %s\n\n", out.ConfigError)
 	}
-	printRoutineTable(w, states, now)
+	if out.JournalError != "" {
+		// No table: without the journal every routine would look as if it had never run.
+		fmt.Fprintf(w, "Journal:    %s\n", out.JournalError)
+	} else {
+		printRoutineTable(w, states, now)
+	}
 	if cfg != nil {
 		printProblems(e.stderr, cfg.Problems)
 	}

@@ -1,11 +1,8 @@
 package core
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
-	"os"
 
 	"github.com/routinely/routinely/app/paths"
 	"github.com/routinely/routinely/ownership"
@@ -23,18 +20,16 @@ func OwnerOptions(p paths.Paths, role ownership.Role, version string, policy own
 }
 
 // JournalEpoch returns the highest epoch recorded in p's journal: 0 when there is no journal
-// yet, an error when it exists but cannot be read (the owner must then not guess an epoch).
+// yet, an error when it exists but cannot be read (the owner must then not guess an epoch). It
+// only reads, so another process holding the journal's write lock does not stop a standby from
+// owning; one that keeps readers out too makes the error wrap ownership.ErrEpochFloorUnavailable,
+// and ownership.Wait tries again.
 func JournalEpoch(p paths.Paths) (uint64, error) {
-	if _, err := os.Stat(p.Journal); errors.Is(err, fs.ErrNotExist) {
-		return 0, nil
-	}
-	j, err := scheduler.OpenJournal(p.Journal)
-	if err != nil {
-		return 0, fmt.Errorf("open journal for epoch: %w", err)
-	}
-	defer j.Close()
-	e, err := j.MaxEpoch()
-	if err != nil {
+	e, err := scheduler.MaxEpochOf(p.Journal)
+	switch {
+	case scheduler.IsJournalUnavailable(err):
+		return 0, fmt.Errorf("%w: %w", ownership.ErrEpochFloorUnavailable, err)
+	case err != nil:
 		return 0, fmt.Errorf("journal epoch: %w", err)
 	}
 	return e, nil

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/routinely/routinely/app/paths"
@@ -25,34 +26,21 @@ var DrainTimeout = 5 * time.Minute
 // engine has stopped and before it closes the journal the engine reads — and returns
 // when ctx ends (then it yields at once — owner.json says yielding, status says draining —,
 // stops the engine, waits for in-flight runs up to DrainTimeout and releases h) or when h is
-// lost (takeover approved: h has already drained and released). It returns nil in both cases and
-// an error only when the routines could not be started (journal or config unusable); h is
-// released then too, so the caller never has to.
+// lost (takeover approved: h has already drained and released). While the journal is
+// unavailable (locked by another process, disk full) it keeps owning and retries
+// (startWhenJournalWritable). It returns nil in these cases and an error only when the routines
+// cannot be started (not a journal, config unusable); h is released then too, so the caller
+// never has to.
 func Serve(ctx context.Context, h *ownership.Handle, p paths.Paths, n scheduler.Notifier, logger *slog.Logger, started func(*scheduler.Engine) (stopped func())) error {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	j, err := scheduler.OpenJournal(p.Journal)
-	if err != nil {
+	j, eng, err := startWhenJournalWritable(ctx, h, p, n, logger)
+	if err != nil || eng == nil {
 		release(h, logger)
-		return fmt.Errorf("open journal %s: %w", p.Journal, err)
+		return err
 	}
 	defer j.Close()
-	eng, err := scheduler.NewEngine(scheduler.EngineOptions{
-		ConfigPath: p.Config, Journal: j, Gate: h, Notifier: n, Logger: logger,
-		UserAgent: action.UserAgent(h.Record().Version),
-	})
-	if err != nil {
-		release(h, logger)
-		return fmt.Errorf("scheduler: %w", err)
-	}
-	// The engine's goroutines live until Stop; ctx only tells Serve when to stop them.
-	engCtx, cancelEng := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelEng()
-	if err := eng.Start(engCtx); err != nil {
-		release(h, logger)
-		return fmt.Errorf("start routines: %w", err)
-	}
 	logger.Info("owning the routines", "epoch", h.Epoch(), "config", p.Config, "routines", len(eng.Routines()))
 	for _, pr := range eng.Problems() {
 		logger.Warn("routine disabled", "where", fmt.Sprintf("%s:%d:%d", pr.File, pr.Line, pr.Col), "routine", pr.Routine, "problem", pr.Message)
@@ -92,6 +80,127 @@ func Serve(ctx context.Context, h *ownership.Handle, p paths.Paths, n scheduler.
 		release(h, logger) // a no-op after a takeover; after a replaced guard it frees the old lock
 	}
 	return nil
+}
+
+// Bounds of the backoff with which an owner retries opening its journal and starting the
+// routines while the journal refuses it (another process holds its lock, the disk is full).
+var (
+	journalRetryMin = 250 * time.Millisecond
+	journalRetryMax = 5 * time.Second
+)
+
+// startWhenJournalWritable opens the journal and starts the engine on it. While the journal is
+// unavailable for a reason that may pass (scheduler.IsJournalUnavailable), h keeps owning —
+// nothing runs, since no run starts without a claim — and owner.json says journal-unwritable
+// (h.NoteJournal), from the moment an attempt has waited a second; it logs and tries again with
+// a backoff from 250 ms to 5 s, so a standby that took over from a crashed owner starts the
+// routines as soon as the journal is free. The slots due meanwhile are recorded by the start's
+// catch-up pass. It returns (nil, nil, nil) when ctx ends or h is lost first. Errors: a journal
+// that is not one (scheduler.ErrNotJournal), a config the engine cannot start with, a newer owner
+// (scheduler.ErrFenced), wrapped.
+func startWhenJournalWritable(ctx context.Context, h *ownership.Handle, p paths.Paths, n scheduler.Notifier, logger *slog.Logger) (*scheduler.Journal, *scheduler.Engine, error) {
+	notes := &journalNotes{h: h}
+	wait := journalRetryMin
+	for {
+		began := time.Now()
+		slow := time.AfterFunc(time.Second, func() {
+			notes.starting(began, errors.New("waiting for the journal to accept writes (another process holds its lock, or the disk is failing)"))
+		})
+		j, eng, err := startEngine(h, p, n, logger, notes.engine)
+		slow.Stop()
+		if err == nil {
+			notes.started(logger)
+			return j, eng, nil
+		}
+		if !scheduler.IsJournalUnavailable(err) {
+			return nil, nil, err
+		}
+		notes.starting(began, err)
+		logger.Warn("owning, but the journal is unavailable: no routine runs until it is; trying again", "in", wait, "err", err)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, nil, nil
+		case <-h.Lost():
+			t.Stop()
+			return nil, nil, nil
+		case <-t.C:
+		}
+		wait = min(2*wait, journalRetryMax)
+	}
+}
+
+// journalNotes orders what owner.json says about the journal while the routines start: the
+// start's own "unwritable since" (from a timer and the retry loop) until the engine is running,
+// then the engine's reports only, so a late timer never overwrites the engine's word.
+type journalNotes struct {
+	h       *ownership.Handle
+	mu      sync.Mutex
+	since   time.Time // when the start first found the journal unavailable; zero: never
+	running bool      // the engine is started: only it reports from now on
+	engined bool      // the engine has reported
+}
+
+// starting notes that a start attempt begun at began is waiting for, or was refused by, the
+// journal (err), unless the engine already runs.
+func (n *journalNotes) starting(began time.Time, err error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.running || n.engined {
+		return
+	}
+	if n.since.IsZero() {
+		n.since = began
+	}
+	n.h.NoteJournal(n.since, err)
+}
+
+// engine is the engine's OnJournal.
+func (n *journalNotes) engine(since time.Time, err error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.engined = true
+	n.h.NoteJournal(since, err)
+}
+
+// started clears the start's note once the engine runs (unless the engine has spoken since).
+func (n *journalNotes) started(logger *slog.Logger) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.running = true
+	if n.since.IsZero() {
+		return
+	}
+	logger.Info("the journal accepts writes again; the routines are started", "unavailable_since", n.since)
+	if !n.engined {
+		n.h.NoteJournal(time.Time{}, nil)
+	}
+}
+
+// startEngine makes one attempt at opening p's journal and starting an engine gated by h on it,
+// reporting journal trouble to onJournal; on failure nothing is left open. Errors: the
+// journal's, the engine's, wrapped.
+func startEngine(h *ownership.Handle, p paths.Paths, n scheduler.Notifier, logger *slog.Logger, onJournal func(time.Time, error)) (*scheduler.Journal, *scheduler.Engine, error) {
+	j, err := scheduler.OpenJournal(p.Journal)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open journal %s: %w", p.Journal, err)
+	}
+	eng, err := scheduler.NewEngine(scheduler.EngineOptions{
+		ConfigPath: p.Config, Journal: j, Gate: h, Notifier: n, Logger: logger,
+		UserAgent: action.UserAgent(h.Record().Version),
+		OnJournal: onJournal, // observers say journal-unwritable while claims are refused
+	})
+	if err != nil {
+		_ = j.Close()
+		return nil, nil, fmt.Errorf("scheduler: %w", err)
+	}
+	// The engine's goroutines live until Stop; no context ends them.
+	if err := eng.Start(context.Background()); err != nil {
+		_ = j.Close()
+		return nil, nil, fmt.Errorf("start routines: %w", err)
+	}
+	return j, eng, nil
 }
 
 // release gives up h after a start failure, bounded so a stuck run cannot hang the caller.

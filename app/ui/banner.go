@@ -75,4 +75,6 @@ var wedgeAdvice = map[ownership.DiagnosisKind]string{
 	ownership.DiagDraining: "the owner is taking a long time to finish its runs before handing over; " +
 		"a run may be stuck. Check `routinely history` or end the stuck run.",
 	ownership.DiagGuardReplaced: "owner.lock was deleted or replaced. Do not delete it; restart Routinely.",
+	ownership.DiagJournalUnwritable: "no routine runs until the journal can be written. Close the program " +
+		"that holds journal.db open, or free disk space; the slots missed meanwhile appear in the history.",
 }

@@ -1,0 +1,217 @@
+package scheduler
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// journalReports records what the engine told EngineOptions.OnJournal.
+type journalReports struct {
+	mu    sync.Mutex
+	calls []journalReport
+}
+
+type journalReport struct {
+	since time.Time
+	err   error
+}
+
+func (r *journalReports) note(since time.Time, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls = append(r.calls, journalReport{since, err})
+}
+
+// last returns the latest report (zero before any).
+func (r *journalReports) last() journalReport {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.calls) == 0 {
+		return journalReport{}
+	}
+	return r.calls[len(r.calls)-1]
+}
+
+// lockedJournalHarness is an engine over a journal whose busy timeout is busy, with a second
+// connection (as another process would hold it) ready to take the write lock, and OnJournal
+// recorded. The routine "slow" fires every minute from 08:00 and its action returns at once.
+func lockedJournalHarness(t *testing.T, busy time.Duration) (*harness, *sql.Conn, *journalReports) {
+	t.Helper()
+	start := time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)
+	h := newHarness(t, "[[routine]]\nname = \"slow\"\nevery = \"1m\"\noverlap = \"skip\"\nrun = [\"/bin/true\"]\n", start)
+	_ = h.j.Close()
+	path := filepath.Join(h.dir, "journal.db")
+	j, err := openJournalBusy(path, busy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.j = j
+	t.Cleanup(func() { _ = j.Close() })
+	other, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = other.Close() })
+	conn, err := other.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	// A closed block: runs return at once, and settle does not wait for the engine to be idle
+	// (a claim waiting for the lock keeps it busy).
+	h.act.block = make(chan struct{})
+	close(h.act.block)
+	reports := &journalReports{}
+	h.onJournal = reports.note
+	h.start()
+	return h, conn, reports
+}
+
+func lock(t *testing.T, conn *sql.Conn) {
+	t.Helper()
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatalf("competing writer: %v", err)
+	}
+}
+
+func unlock(t *testing.T, conn *sql.Conn) {
+	t.Helper()
+	if _, err := conn.ExecContext(context.Background(), "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// claimingSlow reports whether the run of "slow" is waiting for its claim.
+func claimingSlow(e *Engine) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	a := e.routines["slow"]
+	return a != nil && a.running != nil && a.running.claiming
+}
+
+// refused returns how many slots of "slow" the engine keeps because the journal refused them.
+func refused(e *Engine) int {
+	e.trouble.mu.Lock()
+	defer e.trouble.mu.Unlock()
+	if u := e.trouble.slots["slow"]; u != nil {
+		return len(u.claims) + u.dropped
+	}
+	return 0
+}
+
+// While another process holds the journal's write lock (real SQLITE_BUSY), slots cannot be
+// claimed and do not run; the engine says so through OnJournal (with the SQLite error and since
+// when), and once the lock is gone every one of them is in the history, missed with the outage's
+// span as the reason, and OnJournal hears the journal is fine again.
+func TestSlotsTheJournalRefusedAreRecordedMissed(t *testing.T) {
+	h, conn, reports := lockedJournalHarness(t, 200*time.Millisecond)
+	lock(t, conn)
+	for range 3 {
+		h.stepMinute()
+		eventually(t, "the claim refused", h.e.idle)
+	}
+	if n := len(h.act.runs()); n != 0 {
+		t.Fatalf("%d runs started without a claim", n)
+	}
+	rep := reports.last()
+	if rep.since.IsZero() || rep.err == nil || !strings.Contains(rep.err.Error(), "SQLITE_BUSY") {
+		t.Fatalf("while locked, OnJournal last heard %+v; want since set and the SQLite error", rep)
+	}
+	if rep.since.After(h.clock.Now()) {
+		t.Fatalf("unwritable since %v, after now %v", rep.since, h.clock.Now())
+	}
+	if r := runsOf(t, h.j, "slow"); len(r) != 0 {
+		t.Fatalf("runs recorded while locked: %+v", r)
+	}
+
+	unlock(t, conn)
+	eventually(t, "the refused slots recorded", func() bool { return len(runsOf(t, h.j, "slow")) == 3 })
+	runs := runsOf(t, h.j, "slow")
+	start := time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)
+	for i, r := range runs {
+		if want := start.Add(time.Duration(i+1) * time.Minute); !r.Slot.Equal(want) {
+			t.Errorf("row %d: slot %v, want %v", i, r.Slot, want)
+		}
+		if r.Outcome != OutcomeMissed || !strings.HasPrefix(r.Reason, "journal unavailable from ") ||
+			!strings.Contains(r.Reason, "SQLITE_BUSY") {
+			t.Errorf("row %d: %s (%s); want missed, journal unavailable from … to … (SQLITE_BUSY)", i, r.Outcome, r.Reason)
+		}
+	}
+	eventually(t, "OnJournal told the journal is fine", func() bool {
+		rep := reports.last()
+		return rep.since.IsZero() && rep.err == nil
+	})
+	// Writable again: the next slot runs.
+	h.stepMinute()
+	eventually(t, "the next slot ran", func() bool { return countOutcome(runsOf(t, h.j, "slow"), OutcomeSuccess) == 1 })
+}
+
+// Slots due while the routine's previous slot waits for its claim are not "skipped (overlap)":
+// no run was in progress, only a claim the journal did not take. They are recorded missed with
+// the journal's reason, like the slot whose claim was refused.
+func TestSlotsDueWhileAClaimWaitsAreNotOverlapSkips(t *testing.T) {
+	h, conn, _ := lockedJournalHarness(t, 3*time.Second)
+	lock(t, conn)
+	h.stepMinute()
+	eventually(t, "the first slot's claim waiting", func() bool { return claimingSlow(h.e) })
+	h.stepMinute() // slots 2 and 3 come due while that claim waits for the lock
+	h.stepMinute()
+	eventually(t, "the first claim refused", func() bool { return refused(h.e) > 0 })
+	unlock(t, conn)
+	eventually(t, "the refused slots recorded", func() bool { return len(runsOf(t, h.j, "slow")) == 3 })
+	for i, r := range runsOf(t, h.j, "slow") {
+		if r.Outcome != OutcomeMissed || !strings.HasPrefix(r.Reason, "journal unavailable from ") {
+			t.Errorf("row %d (slot %v): %s (%s); want missed, journal unavailable", i, r.Slot, r.Outcome, r.Reason)
+		}
+	}
+	if n := len(h.act.runs()); n != 0 {
+		t.Fatalf("%d runs started without a claim", n)
+	}
+}
+
+// A claim that waits for the lock but is then written runs late (late-by recorded), and the
+// slots due while it waited are recorded missed: the journal, not a run, held them up.
+func TestSlotsHeldBehindASlowClaimAreMissed(t *testing.T) {
+	h, conn, _ := lockedJournalHarness(t, 20*time.Second)
+	lock(t, conn)
+	h.stepMinute()
+	eventually(t, "the first slot's claim waiting", func() bool { return claimingSlow(h.e) })
+	h.stepMinute()
+	eventually(t, "slot 2 held", func() bool {
+		h.e.mu.Lock()
+		defer h.e.mu.Unlock()
+		return len(h.e.routines["slow"].running.held) == 1
+	})
+	time.Sleep(slowJournalWrite + 100*time.Millisecond)
+	unlock(t, conn)
+	eventually(t, "both recorded", func() bool {
+		r := runsOf(t, h.j, "slow")
+		return len(r) == 2 && r[0].Outcome == OutcomeSuccess
+	})
+	r := runsOf(t, h.j, "slow")
+	if r[1].Outcome != OutcomeMissed || !strings.Contains(r[1].Reason, "a claim waited") {
+		t.Fatalf("slot 2: %s (%s); want missed, journal unavailable (a claim waited …)", r[1].Outcome, r[1].Reason)
+	}
+}
+
+// Beyond maxMissedRows a routine's refused slots are counted, oldest first, so an outage of a
+// week over an every-second routine keeps 100 rows and one summary, not 600,000.
+func TestUnrecordedKeepsTheNewestSlots(t *testing.T) {
+	var u unrecorded
+	t0 := time.Unix(1_000_000, 0)
+	for i := range maxMissedRows + 5 {
+		u.add(claim{Routine: "tick", Slot: t0.Add(time.Duration(i) * time.Second)})
+	}
+	if len(u.claims) != maxMissedRows || u.dropped != 5 || !u.first.Equal(t0) || !u.last.Equal(t0.Add(4*time.Second)) {
+		t.Fatalf("kept %d, dropped %d from %v to %v; want %d, 5 from %v to %v", len(u.claims), u.dropped, u.first, u.last,
+			maxMissedRows, t0, t0.Add(4*time.Second))
+	}
+	if !u.claims[0].Slot.Equal(t0.Add(5 * time.Second)) {
+		t.Fatalf("oldest kept slot %v, want %v", u.claims[0].Slot, t0.Add(5*time.Second))
+	}
+}
