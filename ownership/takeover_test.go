@@ -423,7 +423,9 @@ func TestReleaseWritesYieldingAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(done) // before acquireT's Release, which waits for the run
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	released := make(chan error, 1)
 	go func() { released <- h.Release(ctx) }()
 	eventually(t, time.Second, "owner.json saying yielding with one run in flight", func() bool {
