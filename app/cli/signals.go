@@ -59,7 +59,7 @@ func notifySignals(stderr io.Writer) (ctx context.Context, stop func()) {
 				if sig == syscall.SIGHUP {
 					continue
 				}
-				fmt.Fprintf(stderr, "routinely: %s while stopping: exiting now without waiting for runs in flight\n", core.SignalName(sig))
+				fmt.Fprintf(stderr, "routinely: second %s (%s): exiting now without waiting for runs in flight\n", sig, core.SignalName(sig))
 				if sig == syscall.SIGTERM {
 					os.Exit(exitSecondSIGTERM)
 				}
