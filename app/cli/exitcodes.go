@@ -66,9 +66,10 @@ func exitCodeFor(err error) int {
 		return ee.code
 	case errors.Is(err, errUsage):
 		return ExitUsage
+	case errors.Is(err, ownership.ErrTakenByOther), errors.Is(err, ownership.ErrStillDraining):
+		return ExitTempFail // kill-wedged: a standby won the guard, or the owner resumed to drain
 	case errors.Is(err, ownership.ErrOwned), errors.Is(err, ownership.ErrDenied),
 		errors.Is(err, ownership.ErrTakeoverTimeout), errors.Is(err, ownership.ErrNotWedged),
-		errors.Is(err, ownership.ErrTakenByOther), errors.Is(err, ownership.ErrStillDraining),
 		errors.Is(err, errNoOwner):
 		return ExitTempFail
 	case errors.Is(err, ownership.ErrUnsafeDir), errors.Is(err, os.ErrPermission):
