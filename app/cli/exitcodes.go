@@ -17,7 +17,7 @@ const (
 	ExitUsage      = 2  // bad flags or arguments
 	ExitNoOwner    = 3  // status: nobody owns the routines
 	ExitUnhealthy  = 4  // status: an owner holds the guard but looks wedged, stalled or draining
-	ExitTempFail   = 75 // owned by another process, takeover denied or timed out or lost to a standby (EX_TEMPFAIL)
+	ExitTempFail   = 75 // owned by another process, takeover denied or timed out (EX_TEMPFAIL)
 	ExitPermission = 77 // the state directory is unsafe or not accessible (EX_NOPERM)
 	ExitConfig     = 78 // routines.toml does not parse or has invalid routines (EX_CONFIG)
 )
