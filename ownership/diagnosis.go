@@ -130,7 +130,7 @@ func diagnose(f facts) []Diagnosis {
 		return out
 	}
 	if r.State == StateYielding {
-		add(DiagDraining, r.YieldingSince, "the owner (pid %d) is handing over and waits for %d run(s) in flight to finish", r.PID, r.InFlight)
+		add(DiagDraining, r.YieldingSince, "the owner (pid %d) is stopping (shutting down or handing over) and waits for %d run(s) in flight to finish", r.PID, r.InFlight)
 	}
 	if jt := r.JournalUnwritable; jt != nil && !f.stale {
 		add(DiagJournalUnwritable, jt.Since,

@@ -24,6 +24,12 @@ var (
 	ErrUnsafeDir = errors.New("state directory is not safe to use")
 	// ErrNotWedged: kill-wedged refused because the owner is not verifiably wedged.
 	ErrNotWedged = errors.New("owner is not verifiably wedged")
+	// ErrTakenByOther: kill-wedged ended the wedged owner, but another process (a standby) won
+	// the guard first.
+	ErrTakenByOther = errors.New("another process took the routines first")
+	// ErrStillDraining: kill-wedged signalled the wedged owner, which still holds the guard: it
+	// resumed and is finishing its runs in flight.
+	ErrStillDraining = errors.New("the owner still holds the routines")
 	// ErrNoRequest: Decide was called with an unknown or expired takeover request id.
 	ErrNoRequest = errors.New("no such pending takeover request")
 	// ErrEpochFloorUnavailable: Options.EpochFloor could not read its source for now (the

@@ -31,6 +31,10 @@ type Handle struct {
 	inFlight  int
 	idle      chan struct{} // closed while inFlight == 0
 
+	// writtenState is rec.State as last handed to writeRecord: the heartbeat loop writes a
+	// changed state at once rather than at the next beat.
+	writtenState State
+
 	// Takeover state. pending and yieldFor are written only by the heartbeat loop.
 	pending   *Request        // valid request awaiting a decision (Decide or the policy)
 	decided   *Reply          // the decision, for the loop to apply

@@ -37,7 +37,20 @@ func (h *Handle) loop(w *dirWatcher) {
 		if h.finishIfDrained() {
 			return
 		}
+		if h.stateUnwritten() {
+			// Release started the drain: say so now, not at the next beat, so that status shows
+			// "draining" and a new process is told the owner is stopping from the first moment.
+			h.writeRecord(true)
+		}
 	}
+}
+
+// stateUnwritten reports whether the record's state has changed since owner.json was last
+// written.
+func (h *Handle) stateUnwritten() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.rec.State != h.writtenState
 }
 
 // beat is one heartbeat tick (DESIGN.md §3 "Heartbeat"): check the guard is still the file on
@@ -64,6 +77,7 @@ func (h *Handle) writeRecord(durable bool) {
 	h.mu.Lock()
 	h.rec.HeartbeatAt = time.Now()
 	rec := h.recordLocked()
+	h.writtenState = rec.State
 	h.mu.Unlock()
 	err := writeJSONAtomic(h.dir, recordName, rec, durable)
 	if err == nil {

@@ -23,8 +23,10 @@ const (
 // owns when, and only when, it gets the guard. With no owner it simply acquires.
 //
 // Errors: ErrDenied (wrapped, naming the owner: it said no); ErrTakeoverTimeout (wrapped, naming
-// the owner: no yield before the deadline); ctx.Err(); with t.KillWedged, ErrNotWedged (wrapped,
-// with the reason) or the signal error, see killWedged; and those of Acquire except ErrOwned. In
+// the owner: no yield before the deadline); ctx.Err(); with t.KillWedged, *NotWedgedError
+// (errors.Is ErrNotWedged, with the reason) or the signal error, see killWedged, then
+// *TakenError (errors.Is ErrTakenByOther: a standby won the guard) or ErrStillDraining (wrapped),
+// see ownAfterKill; and those of Acquire except ErrOwned. In
 // every case the request is withdrawn (takeover.json and its reply removed) before Takeover
 // returns.
 func Takeover(ctx context.Context, opts Options, t TakeoverOptions) (*Handle, error) {
@@ -57,13 +59,11 @@ func Takeover(ctx context.Context, opts Options, t TakeoverOptions) (*Handle, er
 		return nil, fmt.Errorf("%w after %s: %s; try again when it is idle, or stop it",
 			ErrTakeoverTimeout, t.Timeout, c.ownerLine())
 	}
-	if err := killWedged(ctx, c.obs, t.WedgeThreshold, opts.Logger); err != nil {
+	ended, signal, err := killWedged(ctx, c.obs, t.WedgeThreshold, opts.Logger)
+	if err != nil {
 		return nil, err
 	}
-	// The kernel frees the guard as soon as the killed owner is gone; bound the wait anyway.
-	wctx, cancel := context.WithTimeout(ctx, killGrace+10*time.Second)
-	defer cancel()
-	return Wait(wctx, opts)
+	return ownAfterKill(ctx, opts, c.obs, ended, signal)
 }
 
 // challenger is the state of one Takeover call.

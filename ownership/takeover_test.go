@@ -413,3 +413,30 @@ func TestSlowOnRequestKeepsHeartbeat(t *testing.T) {
 		return r != nil && r.RequestID == req.ID && r.Decision == DecisionDenied
 	})
 }
+
+// Release says "yielding" in owner.json at once, not at the next heartbeat: observers see the
+// drain from its first moment (this owner's heartbeat is an hour apart).
+func TestReleaseWritesYieldingAtOnce(t *testing.T) {
+	dir := testDir(t)
+	h := acquireT(t, Options{Dir: dir, HeartbeatInterval: time.Hour})
+	done, err := h.BeginRun("r", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(done) // before acquireT's Release, which waits for the run
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	released := make(chan error, 1)
+	go func() { released <- h.Release(ctx) }()
+	eventually(t, time.Second, "owner.json saying yielding with one run in flight", func() bool {
+		r, _ := readRecord(dir)
+		return r != nil && r.State == StateYielding && r.InFlight == 1 && !r.YieldingSince.IsZero()
+	})
+	if st, _ := Inspect(dir); !hasDiag(st, DiagDraining) {
+		t.Fatalf("Inspect during the drain: %+v, want draining", st.Diagnoses)
+	}
+	cancel()
+	<-released
+	done()
+	receive(t, h.Lost(), "the release once the run ended")
+}

@@ -141,8 +141,9 @@ func TestKillWedged(t *testing.T) {
 		dir := testDir(t)
 		owner, _, token := startOwner(t, dir, PolicyAsk)
 		_, err := Takeover(context.Background(), Options{Dir: dir}, opt)
-		if !errors.Is(err, ErrNotWedged) {
-			t.Fatalf("kill-wedged against a healthy owner: %v", err)
+		var nw *NotWedgedError
+		if !errors.As(err, &nw) || !errors.Is(err, ErrNotWedged) || nw.Left != 0 || !strings.Contains(nw.Reason, "heartbeats") {
+			t.Fatalf("kill-wedged against a healthy owner: %v, want a *NotWedgedError saying it heartbeats, no time left", err)
 		}
 		if !pidExists(owner.pid()) {
 			t.Fatal("healthy owner was killed")
@@ -345,5 +346,75 @@ func TestKillWedgedSparesOwnerThatResumes(t *testing.T) {
 	}
 	if r.h.Epoch() <= epoch {
 		t.Fatalf("epoch %d after the owner's %d", r.h.Epoch(), epoch)
+	}
+}
+
+// Kill-wedged refuses an owner silent for less than the threshold, saying how long it has been
+// silent and how long is left; both clocks count: the record's age, and this process's own
+// watch (an old heartbeat seen only briefly could be a wall-clock step).
+func TestKillWedgedTooEarlySaysWhy(t *testing.T) {
+	for _, tc := range []struct {
+		name               string
+		suspended, timeout time.Duration // how long the owner is stopped before the challenge; its timeout
+		threshold          time.Duration
+		says               string
+	}{
+		{"record-too-young", 0, 500 * time.Millisecond, 10 * time.Second, "an owner is ended only after 10s without one"},
+		{"watched-too-briefly", 1500 * time.Millisecond, 300 * time.Millisecond, time.Second, "this command watched it for only"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := testDir(t)
+			owner, _, token := startOwner(t, dir, PolicyAsk)
+			if err := owner.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+				t.Fatal(err)
+			}
+			defer owner.cmd.Process.Signal(syscall.SIGCONT)
+			time.Sleep(tc.suspended + 500*time.Millisecond) // past staleBeats × 100 ms: silent, not busy
+			_, err := Takeover(context.Background(), Options{Dir: dir},
+				TakeoverOptions{Timeout: tc.timeout, KillWedged: true, WedgeThreshold: tc.threshold})
+			var nw *NotWedgedError
+			if !errors.As(err, &nw) {
+				t.Fatalf("kill-wedged against a briefly silent owner: %v, want *NotWedgedError", err)
+			}
+			if !strings.Contains(nw.Reason, "has not written a heartbeat for") || !strings.Contains(nw.Reason, tc.says) ||
+				!strings.Contains(nw.Reason, "to go") {
+				t.Errorf("reason %q, want the silence, %q and the time to go", nw.Reason, tc.says)
+			}
+			if nw.Threshold != tc.threshold || nw.Left <= 0 || nw.Left >= tc.threshold || nw.Silent+nw.Left != tc.threshold {
+				t.Errorf("silent %s, left %s, threshold %s: want silent + left = threshold %s", nw.Silent, nw.Left, nw.Threshold, tc.threshold)
+			}
+			if signalPending(t, owner.pid(), syscall.SIGTERM) || !pidExists(owner.pid()) {
+				t.Fatal("the owner was signalled")
+			}
+			if err := owner.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+				t.Fatal(err)
+			}
+			assertOwnedBy(t, dir, owner, token)
+		})
+	}
+}
+
+// Kill-wedged refuses when owner.lock is held by a process other than the one owner.json names,
+// and the refusal names the real holder.
+func TestKillWedgedRefusesMismatchedHolder(t *testing.T) {
+	dir := testDir(t)
+	holder := startHelper(t, "bareflock", dir)
+	holder.expect("owned", long)
+	// The record names this (live) test process, long silent: everything but the holder fits.
+	id, host := self()
+	old := time.Now().Add(-time.Hour)
+	rec := Record{Token: "tok", Epoch: 3, PID: id.PID, PIDStartMS: id.StartMS, PIDStartTicks: id.StartTicks,
+		Host: host, UID: os.Getuid(), HeartbeatAt: old, HeartbeatIntervalMS: 100, State: StateOwning}
+	if err := writeJSONAtomic(dir, recordName, rec, false); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Takeover(context.Background(), Options{Dir: dir},
+		TakeoverOptions{Timeout: 300 * time.Millisecond, KillWedged: true, WedgeThreshold: 100 * time.Millisecond})
+	var nw *NotWedgedError
+	if !errors.As(err, &nw) || !strings.Contains(nw.Reason, fmt.Sprintf("held by pid %d, not by the recorded owner pid %d", holder.pid(), id.PID)) {
+		t.Fatalf("kill-wedged with a mismatched holder: %v, want a refusal naming holder pid %d", err, holder.pid())
+	}
+	if !pidExists(holder.pid()) {
+		t.Fatal("the lock holder was signalled")
 	}
 }

@@ -3,15 +3,19 @@ package packaging
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/BurntSushi/toml"
 
 	"github.com/routinely/routinely/app/autostart"
+	"github.com/routinely/routinely/app/core"
 )
 
 // unitFile parses a systemd unit (systemd.syntax(7)): [Section] headers and Key=Value lines,
@@ -69,6 +73,91 @@ func TestSystemdUnits(t *testing.T) {
 		if got := strings.Join(u["Service.RestartPreventExitStatus"], " "); !strings.Contains(got, "78") {
 			t.Errorf("%s: RestartPreventExitStatus = %q, want it to include 78", tc.file, got)
 		}
+		checkDrainOnStop(t, tc.file, u)
+		verifyUnit(t, tc.file)
+	}
+}
+
+// checkDrainOnStop checks that stopping the unit lets routinely drain (systemd.kill(5)):
+// SIGTERM to the main process only (KillMode=mixed; the default control-group would signal the
+// runs' processes at once), and a stop timeout longer than the drain, so that systemd's SIGKILL
+// never cuts a drain the process would finish by itself.
+func checkDrainOnStop(t *testing.T, file string, u map[string][]string) {
+	t.Helper()
+	if got := u["Service.KillMode"]; len(got) != 1 || got[0] != "mixed" {
+		t.Errorf("%s: KillMode = %q, want mixed", file, got)
+	}
+	got := u["Service.TimeoutStopSec"]
+	if len(got) != 1 {
+		t.Fatalf("%s: TimeoutStopSec = %q, want one value longer than the drain (%s)", file, got, core.DrainTimeout)
+	}
+	stop, err := systemdTimespan(got[0])
+	if err != nil {
+		t.Fatalf("%s: TimeoutStopSec=%s: %v", file, got[0], err)
+	}
+	// The drain ends by itself after DrainTimeout; releasing and exiting take moments more.
+	if margin := 30 * time.Second; stop < core.DrainTimeout+margin {
+		t.Errorf("%s: TimeoutStopSec=%s (%s) is not %s longer than the drain bound %s", file, got[0], stop, margin, core.DrainTimeout)
+	}
+	for _, k := range []string{"Service.SendSIGKILL", "Service.KillSignal", "Service.TimeoutSec"} {
+		if v, ok := u[k]; ok {
+			t.Errorf("%s: %s=%q would change how a stop ends the drain", file, k, v)
+		}
+	}
+}
+
+// systemdTimespan parses the forms of systemd.time(7) used in the units: a number of seconds, or
+// numbers with the units s, min, h (e.g. "6min", "5min 30s").
+func systemdTimespan(v string) (time.Duration, error) {
+	if n, err := strconv.Atoi(v); err == nil {
+		return time.Duration(n) * time.Second, nil
+	}
+	var total time.Duration
+	for _, part := range strings.Fields(v) {
+		d, err := time.ParseDuration(strings.Replace(part, "min", "m", 1))
+		if err != nil {
+			return 0, fmt.Errorf("not a systemd time span: %w", err)
+		}
+		total += d
+	}
+	return total, nil
+}
+
+// verifyUnit runs `systemd-analyze verify --user` on a copy of the unit whose ExecStart names an
+// executable that exists (the units rely on systemd's search path finding routinely), and wants
+// no complaint: systemd logs unknown keys and bad values and exits 0 all the same.
+func verifyUnit(t *testing.T, file string) {
+	t.Helper()
+	analyze, err := exec.LookPath("systemd-analyze")
+	if err != nil {
+		t.Fatalf("systemd-analyze not found: install systemd (apt-get install systemd, or `make deps`): %v", err)
+	}
+	data, err := os.ReadFile(filepath.Join("systemd", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	unit := strings.Replace(string(data), "\nExecStart=routinely ", "\nExecStart="+self+" ", 1)
+	if unit == string(data) {
+		t.Fatalf("%s: no 'ExecStart=routinely ' line to point at an executable", file)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, file)
+	if err := os.WriteFile(path, []byte(unit), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runtime := filepath.Join(dir, "run") // a user manager needs $XDG_RUNTIME_DIR, even for verify
+	if err := os.Mkdir(runtime, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(analyze, "verify", "--user", "--man=no", path)
+	cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+runtime, "SYSTEMD_LOG_COLOR=0")
+	out, err := cmd.CombinedOutput()
+	if err != nil || len(out) > 0 {
+		t.Errorf("systemd-analyze verify %s: %v\n%s", file, err, out)
 	}
 }
 

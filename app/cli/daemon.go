@@ -32,7 +32,7 @@ func newDaemonCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "daemon",
 		Short: "Own the schedule headless and run the routines until stopped",
-		Long: `Run the routines of routines.toml without the desktop app, logging to stderr. Once it owns, it
+		Long: fmt.Sprintf(`Run the routines of routines.toml without the desktop app, logging to stderr. Once it owns, it
 prints one line: the epoch, how many routines and which runs next. Only one process owns the
 routines at a time. When another process (the desktop app or another daemon) owns them:
   (no flag)     print who owns and exit 75
@@ -42,10 +42,11 @@ routines at a time. When another process (the desktop app or another daemon) own
   --kill-wedged with --takeover: after the timeout, end an owner that is verifiably wedged
                 (same user and host, heartbeat stale for 30 s). A busy owner is never killed.
 
-SIGINT or SIGTERM stops admitting runs, waits for runs in flight, releases and exits 0. A second
-one exits at once with 130 (143 for SIGTERM; runs in flight are then recorded as interrupted by
-the next owner).
-When this daemon approves a takeover it hands over and exits 0.`,
+SIGINT, SIGTERM or SIGHUP (the terminal or ssh session closed) stops admitting runs, waits for
+runs in flight (up to %s), releases and exits 0; under nohup, SIGHUP is ignored. Once
+stopping, a SIGINT or SIGTERM exits at once with 130 (143 for SIGTERM; runs in flight are then
+recorded as interrupted by the next owner); a further SIGHUP changes nothing.
+When this daemon approves a takeover it hands over and exits 0.`, fmtDur(core.DrainTimeout)),
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.timeoutSet = cmd.Flags().Changed("timeout")
@@ -105,7 +106,7 @@ func runDaemon(ctx context.Context, e *env, o daemonOptions) error {
 		h, err := acquireForDaemon(ctx, e, p, opts, o)
 		if err != nil {
 			if ctx.Err() != nil && !o.takeover {
-				fmt.Fprintln(e.stderr, "Stopped while standing by.")
+				fmt.Fprintf(e.stderr, "Stopped%s while standing by.\n", onSignal(ctx))
 				return nil
 			}
 			return err
@@ -119,7 +120,7 @@ func runDaemon(ctx context.Context, e *env, o daemonOptions) error {
 			return err
 		}
 		if ctx.Err() != nil {
-			fmt.Fprintln(e.stderr, "Stopped; the routines are released.")
+			fmt.Fprintf(e.stderr, "Stopped%s; the routines are released.\n", onSignal(ctx))
 			return nil
 		}
 		switch ev := why(); {
@@ -174,6 +175,14 @@ func acquireForDaemon(ctx context.Context, e *env, p paths.Paths, opts ownership
 	return h, err
 }
 
+// onSignal is " on SIGHUP" (the signal that ended ctx), or "" when no signal did.
+func onSignal(ctx context.Context) string {
+	if sig := core.SignalOf(ctx); sig != nil {
+		return " on " + core.SignalName(sig)
+	}
+	return ""
+}
+
 // ownedErr is the refusal every command prints when another process owns: who (role, pid, host,
 // since, epoch — or the pid really holding the guard when owner.json does not say), and what to do.
 func ownedErr(owned *ownership.OwnedError, now time.Time) error {
@@ -181,7 +190,18 @@ func ownedErr(owned *ownership.OwnedError, now time.Time) error {
 	if owned.Holder == nil && owned.Status.HolderPID > 0 {
 		who = fmt.Sprintf("pid %d (it holds owner.lock, but owner.json does not describe it)", owned.Status.HolderPID)
 	}
+	if r := owned.Holder; r != nil && r.State == ownership.StateYielding {
+		return fmt.Errorf("%w: %s is stopping: %s.\n%s", ownership.ErrOwned, who, drainNote(r), ownedHelp(r))
+	}
 	return fmt.Errorf("%w: %s.\n%s", ownership.ErrOwned, who, ownedHelp(owned.Holder))
+}
+
+// drainNote says what a stopping (yielding) owner r is waiting for.
+func drainNote(r *ownership.Record) string {
+	if r.InFlight == 0 {
+		return "it releases the routines in a moment"
+	}
+	return fmt.Sprintf("it finishes its %s in flight, then releases the routines", plural(r.InFlight, "run", "runs"))
 }
 
 // startupLine is what the daemon prints once it owns and its routines are armed, so a person

@@ -66,6 +66,8 @@ func exitCodeFor(err error) int {
 		return ee.code
 	case errors.Is(err, errUsage):
 		return ExitUsage
+	case errors.Is(err, ownership.ErrTakenByOther), errors.Is(err, ownership.ErrStillDraining):
+		return ExitTempFail // kill-wedged: a standby won the guard, or the owner resumed to drain
 	case errors.Is(err, ownership.ErrOwned), errors.Is(err, ownership.ErrDenied),
 		errors.Is(err, ownership.ErrTakeoverTimeout), errors.Is(err, ownership.ErrNotWedged),
 		errors.Is(err, errNoOwner), errors.Is(err, ownership.ErrEpochFloorUnavailable):

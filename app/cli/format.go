@@ -96,8 +96,13 @@ func roleName(r ownership.Role) string {
 	}
 }
 
-// ownedHelp says what a person can do when another process owns.
+// ownedHelp says what a person can do when another process owns. An owner that is already
+// stopping (state yielding) needs no stop: stopping it again would interrupt its runs in flight.
 func ownedHelp(r *ownership.Record) string {
+	if r != nil && r.State == ownership.StateYielding {
+		return "Run 'routinely daemon --wait' to stand by and own as soon as it has released; do not stop it,\n" +
+			"that would interrupt its runs in flight. 'routinely status' shows it draining."
+	}
 	stop := "stop it"
 	if r != nil && r.Role == ownership.RoleDesktop {
 		stop = "quit it from its tray menu"

@@ -55,11 +55,57 @@ func takeover(ctx context.Context, e *env, p paths.Paths, opts ownership.Options
 		}
 		return nil, fmt.Errorf("%w after %s: %s did not hand over.\n%s", ownership.ErrTakeoverTimeout, o.timeout, who, hint)
 	case errors.Is(err, ownership.ErrNotWedged):
-		return nil, fmt.Errorf("%w: %s is busy, not wedged, so it was not signalled.\nWait for it, or stop it yourself", ownership.ErrNotWedged, who)
+		return nil, notWedgedErr(err, who, o)
+	case errors.Is(err, ownership.ErrTakenByOther):
+		return nil, takenErr(err, e)
+	case errors.Is(err, ownership.ErrStillDraining):
+		return nil, fmt.Errorf("%w.\nRun 'routinely daemon --wait' to stand by and own as soon as it has released", err)
 	case errors.Is(err, context.Canceled):
 		return nil, withCode(ExitTempFail, fmt.Errorf("takeover cancelled; the request was withdrawn and %s keeps the routines", who))
 	}
 	return nil, fmt.Errorf("takeover: %w", err)
+}
+
+// notWedgedErr is the refusal of --kill-wedged to end the owner who: the reason it was not
+// signalled, and what to do. err is or wraps a *ownership.NotWedgedError.
+func notWedgedErr(err error, who string, o daemonOptions) error {
+	var nw *ownership.NotWedgedError
+	if !errors.As(err, &nw) {
+		return fmt.Errorf("%w: %s was not signalled.\nWait for it, or stop it yourself", err, who)
+	}
+	hint := "Wait for it, or stop it yourself."
+	switch {
+	case nw.Left > 0 && o.timeout < nw.Threshold:
+		hint = fmt.Sprintf("Retry with --timeout %s or more: this command must itself see the owner silent for %s.", nw.Threshold, nw.Threshold)
+	case nw.Left > 0:
+		hint = fmt.Sprintf("Retry in %s if it is still silent then ('routinely status' shows its heartbeat).", fmtDur(nw.Left))
+	}
+	return fmt.Errorf("%w, so %s was not signalled: %s.\n%s", ownership.ErrNotWedged, who, nw.Reason, hint)
+}
+
+// takenErr says that kill-wedged ended the wedged owner but another process (a standby) took the
+// routines first. err is or wraps a *ownership.TakenError.
+func takenErr(err error, e *env) error {
+	var te *ownership.TakenError
+	if !errors.As(err, &te) {
+		return err
+	}
+	gone := "the wedged owner was already gone"
+	if r := te.Ended; r != nil {
+		gone = fmt.Sprintf("the wedged owner (pid %d) exited by itself", r.PID)
+		if te.Signal != "" {
+			gone = fmt.Sprintf("this daemon ended the wedged owner (pid %d, %s)", r.PID, te.Signal)
+		}
+	}
+	who := "a process that owner.json does not describe"
+	switch {
+	case te.Owner != nil:
+		who = describeOwner(te.Owner, e.now())
+	case te.HolderPID != 0:
+		who = fmt.Sprintf("pid %d (owner.json does not describe it)", te.HolderPID)
+	}
+	return fmt.Errorf("%w: %s, and then %s got the guard before this daemon did, so this daemon does not own them.\n"+
+		"Nothing is left to end: 'routinely status' shows the new owner", ownership.ErrTakenByOther, gone, who)
 }
 
 // takeoverMessage is the progress line for one takeover state.

@@ -53,7 +53,11 @@ func Serve(ctx context.Context, h *ownership.Handle, p paths.Paths, n scheduler.
 
 	select {
 	case <-ctx.Done():
-		logger.Info("stopping: no new runs; waiting for runs in flight", "timeout", DrainTimeout)
+		attrs := []any{"timeout", DrainTimeout}
+		if sig := SignalOf(ctx); sig != nil {
+			attrs = append(attrs, "signal", SignalName(sig))
+		}
+		logger.Info("stopping: no new runs; waiting for runs in flight", attrs...)
 		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DrainTimeout)
 		defer cancel()
 		// Yield first, as an approved takeover does: nothing new is admitted from now on and

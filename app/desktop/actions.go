@@ -66,7 +66,8 @@ func (a *actions) Quit() { a.shutdown(true) }
 
 // shutdown is Quit. fromUI is false after SIGINT/SIGTERM: Fyne ends its loop by itself on
 // those, so the window and the app are left alone (once the loop has ended, fyne.Do runs its
-// function inline on the calling goroutine, off the UI thread).
+// function inline on the calling goroutine, off the UI thread). SIGHUP, which Fyne does not
+// watch, is handled as a Quit (fromUI true).
 func (a *actions) shutdown(fromUI bool) {
 	a.quit.Do(func() {
 		a.logger.Info("quitting: draining runs and releasing ownership")

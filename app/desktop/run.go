@@ -7,12 +7,14 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"syscall"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
 
 	"github.com/routinely/routinely/app/autostart"
+	"github.com/routinely/routinely/app/core"
 	_ "github.com/routinely/routinely/app/desktop/locale" // before Fyne reads the locale
 	"github.com/routinely/routinely/app/desktop/session"
 	"github.com/routinely/routinely/app/paths"
@@ -90,10 +92,17 @@ func Run(ctx context.Context, p paths.Paths, background bool, version string, lo
 	go func() {
 		select {
 		case <-ctx.Done():
-			// SIGINT/SIGTERM: Fyne ends its loop by itself on these (if it runs), so the window
-			// gets no more updates; drain, release and exit as Quit does.
-			pub.stop()
-			acts.shutdown(false)
+			// A stop signal: drain, release and exit as Quit does. Fyne ends its loop by itself
+			// on SIGINT and SIGTERM (if it runs), so the window gets no more updates and is left
+			// alone; it does not watch SIGHUP (the terminal that started the app closed), so
+			// then this is a Quit in full, which also ends Fyne's loop once drained.
+			sig := core.SignalOf(ctx)
+			logger.Info("stop signal received", "signal", signalName(sig))
+			toolkitQuits := sig == syscall.SIGINT || sig == syscall.SIGTERM
+			if toolkitQuits {
+				pub.stop()
+			}
+			acts.shutdown(!toolkitQuits)
 		case <-sessDone:
 		}
 	}()
@@ -126,4 +135,12 @@ func Run(ctx context.Context, p paths.Paths, background bool, version string, lo
 	<-sessDone
 	logger.Info("desktop app stopped")
 	return nil
+}
+
+// signalName names sig for the log, "none" when the context ended without a signal.
+func signalName(sig os.Signal) string {
+	if sig == nil {
+		return "none"
+	}
+	return core.SignalName(sig)
 }

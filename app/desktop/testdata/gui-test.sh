@@ -327,6 +327,23 @@ wait_for 5 grep -q 'quitting: draining runs' "$OUT/idle-term.log" || fail "the i
 id=$(menu_id "Open Routinely"); [ -z "$id" ] || menu_event "$id" || true
 idle_app_stopped idle-term.log "SIGTERM"
 pass "SIGTERM to a never-opened app drained its run and exited 0, Open during the drain ignored"
+
+# 8. SIGHUP (the terminal that started the app was closed) drains like Quit, with the window
+#    never opened or open: Fyne does not watch SIGHUP, so the app ends Fyne's loop itself once
+#    drained (no hang in Run, no last-resort exit).
+idle_app idle-hup.log
+kill -HUP "$IDLE_APP"
+wait_for 5 grep -q 'signal=SIGHUP' "$OUT/idle-hup.log" || fail "the idle app did not act on SIGHUP"
+idle_app_stopped idle-hup.log "SIGHUP"
+pass "SIGHUP to a never-opened app drained its run and exited 0"
+idle_app open-hup.log
+click "Open Routinely"
+open_window() { "${XDOTOOL[@]}" search --onlyvisible --pid "$IDLE_APP" --name '^Routinely$'; }
+wait_for 15 open_window || fail "the idle app's window did not open"
+kill -HUP "$IDLE_APP"
+wait_for 5 grep -q 'signal=SIGHUP' "$OUT/open-hup.log" || fail "the app with its window open did not act on SIGHUP"
+idle_app_stopped open-hup.log "SIGHUP with the window open"
+pass "SIGHUP to an app with its window open drained its run, ended Fyne's loop and exited 0"
 rm -rf "$IDLE_HOME"
 
 if grep -q "Error in Fyne call thread" "$OUT"/*.log; then
