@@ -11,7 +11,7 @@ TORTURE_DURATION ?= 120s
 APT_PACKAGES_BUILD := gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev \
 	libxinerama-dev libxi-dev libxxf86vm-dev
 APT_PACKAGES_TEST := xvfb xauth dbus dbus-x11 imagemagick xdotool \
-	haskell-status-notifier-item-utils dunst desktop-file-utils tzdata
+	haskell-status-notifier-item-utils dunst desktop-file-utils systemd tzdata
 APT_PACKAGES := $(APT_PACKAGES_BUILD) $(APT_PACKAGES_TEST)
 # Only `make windows` needs the mingw cross compiler: `make deps-windows` installs it.
 APT_PACKAGES_WINDOWS := gcc-mingw-w64-x86-64-win32

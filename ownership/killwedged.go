@@ -146,6 +146,11 @@ func notWedged(st Status, quiet, threshold time.Duration) error {
 	case st.HolderPID != 0 && st.HolderPID != r.PID:
 		return refuse("owner.lock is held by pid %d, not by the recorded owner pid %d (an inherited descriptor?); only a verified owner is ever ended: end pid %d yourself if it should not hold the routines",
 			st.HolderPID, r.PID, st.HolderPID)
+	case r.JournalUnwritable != nil:
+		// A full disk stops the journal first and then, on copy-on-write filesystems, the
+		// record too: the silence is then the disk's, not a wedged process's.
+		return refuse("the owner pid %d last reported that its journal cannot be written (%s), so it is most likely alive on a full disk: free space rather than ending it",
+			r.PID, r.JournalUnwritable.Error)
 	}
 	silent := min(quiet, st.HeartbeatAge)
 	if silent >= threshold {

@@ -418,3 +418,32 @@ func TestKillWedgedRefusesMismatchedHolder(t *testing.T) {
 		t.Fatal("the lock holder was signalled")
 	}
 }
+
+// Kill-wedged never ends an owner whose last record says its journal cannot be written: on a
+// full disk the record can go stale too, and that silence is the disk's, not a wedged owner's.
+func TestKillWedgedSparesAnOwnerOnAFullDisk(t *testing.T) {
+	dir := testDir(t)
+	holder := startHelper(t, "bareflock", dir)
+	holder.expect("owned", long)
+	id, err := identify(holder.pid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, host := self()
+	old := time.Now().Add(-time.Hour)
+	rec := Record{Token: "tok", Epoch: 3, PID: id.PID, PIDStartMS: id.StartMS, PIDStartTicks: id.StartTicks,
+		Host: host, UID: os.Getuid(), HeartbeatAt: old, HeartbeatIntervalMS: 100, State: StateOwning,
+		JournalUnwritable: &JournalTrouble{Since: old, Error: "database or disk is full"}}
+	if err := writeJSONAtomic(dir, recordName, rec, false); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Takeover(context.Background(), Options{Dir: dir},
+		TakeoverOptions{Timeout: 300 * time.Millisecond, KillWedged: true, WedgeThreshold: 100 * time.Millisecond})
+	var nw *NotWedgedError
+	if !errors.As(err, &nw) || !strings.Contains(nw.Reason, "free space rather than ending it") {
+		t.Fatalf("kill-wedged against an owner on a full disk: %v, want a refusal saying to free space", err)
+	}
+	if signalPending(t, holder.pid(), syscall.SIGTERM) || !pidExists(holder.pid()) {
+		t.Fatal("the owner on a full disk was signalled")
+	}
+}
