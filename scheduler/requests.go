@@ -15,6 +15,7 @@ func (e *Engine) pollRequests(stop <-chan struct{}) {
 	for {
 		e.refreshPauses()
 		e.runStartPass()
+		e.catchUpRefused()
 		e.serveRequests()
 		select {
 		case <-stop:
@@ -35,12 +36,13 @@ func (e *Engine) serveRequests() {
 		return
 	}
 	for _, rq := range reqs {
-		if e.taken[rq.ID] {
-			continue
-		}
 		e.mu.Lock()
 		_, known := e.routines[rq.Routine]
+		taken := e.taken[rq.ID]
 		e.mu.Unlock()
+		if taken {
+			continue
+		}
 		if !known {
 			_ = e.j.answerRequest(rq.ID, 0, fmt.Sprintf("no routine %q in the owner's configuration", rq.Routine))
 			continue
@@ -51,7 +53,9 @@ func (e *Engine) serveRequests() {
 			e.log.Warn("take run-now request", "err", err)
 			continue
 		}
+		e.mu.Lock()
 		e.taken[rq.ID] = true
+		e.mu.Unlock()
 		e.dispatch(rq.Routine, slotEvent{slot: e.clock.Now().Truncate(time.Second), trigger: TriggerManual,
 			key: fmt.Sprintf("manual:%d", rq.ID), requestID: rq.ID})
 	}
