@@ -17,6 +17,11 @@ type armed struct {
 	lastSlot   time.Time // latest slot handled: dispatched or recorded by catch-up (or the arm time)
 	dispatched time.Time // latest scheduled slot handed to dispatch; dispatch drops any not after it
 	job        uuid.UUID
+	// refused holds scheduled slots handed to dispatch whose run the gate then refused (the
+	// owner was yielding to a takeover): not claimed, so not handled. The next owner's catch-up
+	// handles them, or, when the request is withdrawn and this owner resumes, its own
+	// (catchUpRefused). Never both: a released owner never admits again.
+	refused []time.Time
 
 	running *inflight  // the run in progress, if any
 	pending *slotEvent // overlap=queue/replace: the one run waiting for it

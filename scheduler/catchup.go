@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 )
@@ -19,15 +20,15 @@ func (e *Engine) catchUpAll(why string) {
 		e.log.Error("catch-up", "err", err)
 		return
 	}
-	_ = e.catchUpWith(last, false, why)
+	_ = e.catchUpWith(e.names(), last, false, why)
 }
 
-// catchUpWith runs the pass for every routine with their latest claimed slots already read.
-// start marks a new owner's first pass: last was read before its timers were armed. It returns
-// the routines it could not handle because the gate stopped admitting (nil when none).
-func (e *Engine) catchUpWith(last map[string]time.Time, start bool, why string) (skipped []string) {
+// catchUpWith runs the pass for the routines names with their latest claimed slots already read
+// (last). start marks a new owner's first pass: last was read before its timers were armed. It
+// returns the routines it could not handle because the gate stopped admitting (nil when none).
+func (e *Engine) catchUpWith(names []string, last map[string]time.Time, start bool, why string) (skipped []string) {
 	now := e.clock.Now()
-	for _, name := range e.names() {
+	for _, name := range names {
 		if !e.catchUpFrom(name, now, last[name], start) {
 			skipped = append(skipped, name)
 		}
@@ -41,31 +42,83 @@ func (e *Engine) catchUpWith(last map[string]time.Time, start bool, why string) 
 // to a takeover request before its start pass and resume when the request is withdrawn, and
 // its timers only handle slots after the arm time, so without the pass the slots missed before
 // it started would never be accounted for.
+//
+// The pass checks the slots missed before this owner started against the schedules armed at
+// the start (the ones they were missed under), so a config reload or a zone change waits until
+// it is done (Reload, checkZone): startLast stays set until then. Only Start and the poller call
+// it, one after the other, so no two passes run at once.
 func (e *Engine) runStartPass() {
 	if !e.gate.Admitting() {
 		return
 	}
 	e.mu.Lock()
 	last := e.startLast
-	e.startLast = nil
 	e.mu.Unlock()
 	if last == nil {
 		return
 	}
-	if skipped := e.catchUpWith(last, true, "acquired ownership"); len(skipped) > 0 {
-		rest := make(map[string]time.Time, len(skipped))
+	names := slices.Sorted(maps.Keys(last))
+	var rest map[string]time.Time // nil: done
+	if skipped := e.catchUpWith(names, last, true, "acquired ownership"); len(skipped) > 0 {
+		rest = make(map[string]time.Time, len(skipped))
 		for _, name := range skipped {
 			rest[name] = last[name]
 		}
-		e.mu.Lock()
-		e.startLast = rest
-		e.mu.Unlock()
+	}
+	e.mu.Lock()
+	e.startLast = rest
+	reload := rest == nil && e.reloadDeferred
+	if reload {
+		e.reloadDeferred = false
+	}
+	e.mu.Unlock()
+	if reload {
+		e.Reload()
+	}
+}
+
+// pendStartPass records that the start's catch-up pass is due for every armed routine, with
+// last, the latest claimed slots read before arming (runStartPass). A retry after the gate
+// stopped admitting mid-pass covers only the routines not handled yet: the start pass is not
+// bounded by the slots dispatched since, so running it again for a handled routine would look
+// back to its first arming (and record missed the slots that ran, where keep_runs pruned them).
+func (e *Engine) pendStartPass(last map[string]time.Time) {
+	pending := make(map[string]time.Time, len(last))
+	for _, name := range e.names() {
+		pending[name] = last[name]
+	}
+	e.mu.Lock()
+	e.startLast = pending
+	e.mu.Unlock()
+}
+
+// catchUpRefused runs the catch-up pass of each routine that has slots whose run the gate
+// refused (armed.refused), once the gate admits again: the owner yielded to a takeover and
+// resumed when the request was withdrawn. The request poller calls it every 0.5 s, so the
+// slots are handled within a poll of the resume, not at the routine's next timer (which for a
+// daily routine is a day later).
+func (e *Engine) catchUpRefused() {
+	if !e.gate.Admitting() {
+		return
+	}
+	var names []string
+	e.mu.Lock()
+	for name, a := range e.routines {
+		if len(a.refused) > 0 {
+			names = append(names, name)
+		}
+	}
+	e.mu.Unlock()
+	now := e.clock.Now()
+	for _, name := range names {
+		e.catchUp(name, now)
 	}
 }
 
 // catchUp handles routine name's slots that passed without a run: those in
 // (max(last claimed slot, first armed, last dispatched slot), now] (the start pass leaves out
-// the dispatched slot: see catchUpFrom). The latest runs once with trigger catch-up when
+// the dispatched slot: see catchUpFrom), and those dispatched whose run the gate refused
+// (armed.refused). The latest runs once with trigger catch-up when
 // catch_up = once and it is within catch_up_window (late-by recorded); otherwise it is recorded
 // missed. Every older one is recorded missed. Issue 4: never silently dropped, never a burst.
 func (e *Engine) catchUp(name string, now time.Time) {
@@ -101,6 +154,9 @@ func (e *Engine) catchUpFrom(name string, now, last time.Time, start bool) (hand
 	// Slots handed to dispatch whose claim may still be pending (a jitter wait, an overlap
 	// queue) are left to their runs.
 	inFlight := inFlightSlotsLocked(a)
+	// Slots handed to dispatch whose run the gate refused were not handled, though they lie
+	// within the bounds below (keepRefusedLocked).
+	refused := slices.Clone(a.refused)
 	e.mu.Unlock()
 	// Slots up to the latest claimed one were handled; so were those handed to dispatch whose
 	// claim is not written yet (a jitter wait, the claim lead): recording them missed here would
@@ -111,31 +167,43 @@ func (e *Engine) catchUpFrom(name string, now, last time.Time, start bool) (hand
 		}
 	}
 	slots, dropped := slotsBetween(sched, from, now, maxMissedRows)
-	slots = slices.DeleteFunc(slots, func(s time.Time) bool { return slices.ContainsFunc(inFlight, s.Equal) })
-	if len(slots) == 0 {
-		return true
-	}
 	if dropped > 0 {
 		oldest := sched.next(from)
 		e.record(name, slotEvent{slot: oldest, trigger: TriggerCatchUp}, OutcomeMissed,
 			fmt.Sprintf("%d slots from %s to %s missed while not running", dropped,
 				oldest.In(r.Location).Format(time.RFC3339), slots[0].In(r.Location).Format(time.RFC3339)))
 	}
+	slots = append(refused, slots...) // the start pass's bounds can include a refused slot
+	slices.SortFunc(slots, time.Time.Compare)
+	slots = slices.CompactFunc(slots, time.Time.Equal)
+	slots = slices.DeleteFunc(slots, func(s time.Time) bool { return slices.ContainsFunc(inFlight, s.Equal) })
+	if len(slots) == 0 {
+		return true
+	}
 	latest := slots[len(slots)-1]
+	missed := "" // why the latest is recorded missed rather than run; "" → it runs
+	switch {
+	case r.CatchUp != CatchUpOnce:
+		missed = "catch_up = skip"
+	case now.Sub(latest) > r.CatchUpWindow:
+		missed = "outside catch_up_window"
+	}
 	e.mu.Lock()
 	if latest.After(a.lastSlot) {
 		a.lastSlot = latest
 	}
+	// The refused slots this pass records are handled now; a latest one that runs is taken by
+	// dispatch, which would otherwise drop it as dispatched already.
+	a.refused = slices.DeleteFunc(a.refused, func(s time.Time) bool {
+		return slices.ContainsFunc(slots, s.Equal) && (missed != "" || !s.Equal(latest))
+	})
 	e.mu.Unlock()
 	for _, s := range slots[:len(slots)-1] {
 		e.record(name, slotEvent{slot: s, trigger: TriggerCatchUp}, OutcomeMissed, "superseded by a later slot")
 	}
-	switch {
-	case r.CatchUp != CatchUpOnce:
-		e.record(name, slotEvent{slot: latest, trigger: TriggerCatchUp}, OutcomeMissed, "catch_up = skip")
-	case now.Sub(latest) > r.CatchUpWindow:
-		e.record(name, slotEvent{slot: latest, trigger: TriggerCatchUp}, OutcomeMissed, "outside catch_up_window")
-	default:
+	if missed != "" {
+		e.record(name, slotEvent{slot: latest, trigger: TriggerCatchUp}, OutcomeMissed, missed)
+	} else {
 		e.dispatch(name, slotEvent{slot: latest, trigger: TriggerCatchUp})
 	}
 	return true

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 )
 
 // inflight is a run in progress. Its fields are guarded by the engine's mu.
@@ -22,13 +23,12 @@ type inflight struct {
 }
 
 // dispatch handles one slot of routine name: a slot handed to dispatch before → dropped (counted
-// in Duplicates); paused → recorded skipped (paused); another run in flight → the overlap
-// policy; otherwise the run starts in its own goroutine. Run-now requests (trigger manual) are
-// their own slots and skip the first two checks.
+// in Duplicates); the gate not admitting (the owner is yielding) → kept like a run the gate
+// refuses (keepRefusedLocked); paused → recorded skipped (paused); another run in flight → the
+// overlap policy; otherwise the run starts in its own goroutine. Run-now requests (trigger
+// manual) are their own slots and skip the duplicate and pause checks.
 func (e *Engine) dispatch(name string, ev slotEvent) {
-	if !e.gate.Admitting() {
-		return
-	}
+	admitting := e.gate.Admitting()
 	now := e.clock.Now()
 	e.mu.Lock()
 	p := e.pauseOfLocked(name, now)
@@ -38,16 +38,30 @@ func (e *Engine) dispatch(name string, ev slotEvent) {
 		return
 	}
 	if ev.trigger != TriggerManual {
-		// The same slot can arrive twice (a catch-up pass after a wake and a timer firing late,
-		// a re-armed timer): the first one handles it. The second must not meet the overlap
-		// policy: recorded `skipped (overlap)` it could win the claim, and under replace it
-		// would cancel the slot's own run.
-		if !ev.slot.After(a.dispatched) {
-			// A catch-up slot older than the one dispatched was not dispatched here (timers
-			// dispatch in order, after the slots a catch-up pass sees; a new owner's first
-			// timer can fire claimLead early, before or during the start's pass): only the
-			// latest slot runs, so it is superseded, and recorded rather than dropped.
+		switch {
+		case ev.slot.After(a.dispatched):
+			a.dispatched = ev.slot
+			if ev.slot.After(a.lastSlot) {
+				a.lastSlot = ev.slot
+			}
+		case ev.slot.Equal(a.dispatched) && takeSlot(&a.refused, ev.slot):
+			// The latest dispatched slot, whose run the gate refused (the owner yielded, then
+			// resumed): it was never handled, so a catch-up pass dispatches it again.
+		default:
+			// The same slot can arrive twice (a catch-up pass after a wake and a timer firing
+			// late, a re-armed timer): the first one handles it. The second must not meet the
+			// overlap policy: recorded `skipped (overlap)` it could win the claim, and under
+			// replace it would cancel the slot's own run.
+			//
+			// A catch-up slot older than the one dispatched was not run here: timers dispatch in
+			// order, after the slots a catch-up pass sees, but a new owner's first timer can fire
+			// claimLead early, before or during the start's pass, and a slot the gate refused
+			// stays behind the ones dispatched after the owner resumed. Only the latest slot
+			// runs, so it is superseded, and recorded rather than dropped.
 			superseded := ev.trigger == TriggerCatchUp && ev.slot.Before(a.dispatched) && !slices.ContainsFunc(inFlightSlotsLocked(a), ev.slot.Equal)
+			if superseded {
+				takeSlot(&a.refused, ev.slot)
+			}
 			e.mu.Unlock()
 			if superseded {
 				e.record(name, ev, OutcomeMissed, "superseded by a later slot")
@@ -56,10 +70,13 @@ func (e *Engine) dispatch(name string, ev slotEvent) {
 			e.duplicates.Add(1)
 			return
 		}
-		a.dispatched = ev.slot
-		if ev.slot.After(a.lastSlot) {
-			a.lastSlot = ev.slot
-		}
+	}
+	if !admitting {
+		// A timer that passed the gate just before the owner yielded, or a catch-up pass the
+		// yield cut short: dropped here, the slot would count as handled by nobody.
+		e.keepRefusedLocked(a, ev)
+		e.mu.Unlock()
+		return
 	}
 	if (p.Paused || a.r.Paused) && ev.trigger != TriggerManual { // a person asking to run now wins
 		e.mu.Unlock()
@@ -115,22 +132,56 @@ func (e *Engine) startLocked(a *armed, ev slotEvent) {
 	e.runs.Add(1)
 	go func() {
 		defer e.runs.Done()
-		e.execute(ctx, r, run)
+		refused := e.execute(ctx, r, run)
 		cancel(nil)
 		e.mu.Lock()
 		a.running = nil
 		next := a.pending
 		a.pending = nil
 		stopping, removed := e.stopping, e.routines[r.Name] != a
+		if refused && !removed {
+			e.keepRefusedLocked(a, ev)
+		}
 		if next != nil && !stopping && !removed {
 			e.startLocked(a, *next)
 			next = nil
 		}
 		e.mu.Unlock()
+		if refused && removed {
+			e.notStarted(r.Name, ev, nil, true)
+		}
 		if next != nil {
 			e.notStarted(r.Name, *next, nil, removed)
 		}
 	}()
+}
+
+// keepRefusedLocked keeps a dispatched slot the gate refused (at dispatch, or at the run's
+// admission: the owner is yielding to a takeover), so that whichever owner runs next handles it:
+// a new owner's catch-up finds it unclaimed in the journal; this owner, if the request is
+// withdrawn and it resumes, finds it in a.refused (catchUpRefused). Recording it missed here
+// would also account for it, but against the policy: it would take the slot from the new
+// owner's catch-up, which runs it under catch_up = "once". A run-now request stays pending in
+// the journal (taken, never claimed); forgetting that this engine took it lets it serve the
+// request again on resume. The caller holds e.mu.
+func (e *Engine) keepRefusedLocked(a *armed, ev slotEvent) {
+	if ev.trigger == TriggerManual {
+		e.serveAgainLocked(ev.requestID)
+		return
+	}
+	if !slices.ContainsFunc(a.refused, ev.slot.Equal) {
+		a.refused = append(a.refused, ev.slot)
+	}
+}
+
+// takeSlot removes slot from *slots and reports whether it was there.
+func takeSlot(slots *[]time.Time, slot time.Time) bool {
+	i := slices.IndexFunc(*slots, slot.Equal)
+	if i < 0 {
+		return false
+	}
+	*slots = slices.Delete(*slots, i, i+1)
+	return true
 }
 
 // notStarted records a dispatched slot whose run never started: cancelled while waiting for its

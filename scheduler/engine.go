@@ -47,12 +47,18 @@ type Engine struct {
 	alerts    *action.Alerts
 	newAction func(r *Routine) (action.Action, error)
 	afterArm  func() // tests: runs between arming and the start's catch-up pass (nil in production)
-	// startLast holds, until the start's catch-up pass has run for them, the routines' latest
-	// claimed slots as read before arming (see runStartPass); nil once done. Guarded by mu.
+	// startLast holds, for each routine the start's catch-up pass has not handled yet, its latest
+	// claimed slot as read before arming (zero: none; see runStartPass); nil once done. While it
+	// is set, a config reload or zone change waits (reloadDeferred). Guarded by mu.
 	startLast map[string]time.Time
 	jitter    func(max time.Duration) time.Duration // a run's random delay in [0, max); tests fix it
 
-	orphanGrace   time.Duration // SIGTERM to SIGKILL for an earlier owner's leftover runs (orphans.go)
+	orphanGrace time.Duration // SIGTERM to SIGKILL for an earlier owner's leftover runs (orphans.go)
+
+	// reloadDeferred: a routines.toml change came while the start's pass was pending; it
+	// applies when the pass is done (runStartPass). Guarded by mu.
+	reloadDeferred bool
+
 	lateTolerance time.Duration // a timer firing later than this is repaired by catch-up
 	pollEvery     time.Duration // run-now request polling
 	wakeEvery     time.Duration // wake watcher period (issue 4: <= 15 s)
@@ -71,14 +77,13 @@ type Engine struct {
 	bgStop    chan struct{}
 	runs      sync.WaitGroup // in-flight runs
 
-	taken      map[int64]bool // run-now requests this engine dispatched (pollRequests only)
+	taken      map[int64]bool // run-now requests this engine dispatched (under mu)
 	tickMu     sync.Mutex
 	due, dueAt time.Time // cached earliest next slot and when (real time) it was computed
 
 	duplicates atomic.Int64 // slots dropped as handled already (see Duplicates)
 
 	trouble journalTrouble // slots the journal refused, and since when (unclaimed.go)
-	retake  []int64        // run-now requests to serve again (under mu; pollRequests clears taken)
 
 	zones  zoneSource // the system time zone (tests substitute a fake)
 	zoneMu sync.Mutex // serializes reading the zone and applying a config in it
@@ -179,9 +184,7 @@ func (e *Engine) Start(ctx context.Context) error {
 	if e.afterArm != nil {
 		e.afterArm()
 	}
-	e.mu.Lock()
-	e.startLast = last
-	e.mu.Unlock()
+	e.pendStartPass(last)
 	e.runStartPass()
 	if w, err := e.openConfigWatch(); err != nil {
 		e.log.Warn("routines.toml changes will not apply until restart", "err", err)

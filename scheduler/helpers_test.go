@@ -32,6 +32,9 @@ type fakeGate struct {
 	admitting atomic.Bool
 	inFlight  atomic.Int64
 	ticks     atomic.Int64
+	// onTick, when set before the engine starts, runs at each NoteTick (a slot handled): a test
+	// yields there to cut a catch-up pass short.
+	onTick func()
 }
 
 func newGate(epoch uint64) *fakeGate {
@@ -44,6 +47,9 @@ func (g *fakeGate) Epoch() uint64   { return g.epoch }
 func (g *fakeGate) Admitting() bool { return g.admitting.Load() }
 func (g *fakeGate) NoteTick(time.Time) {
 	g.ticks.Add(1)
+	if g.onTick != nil {
+		g.onTick()
+	}
 }
 func (g *fakeGate) BeginRun(string, time.Time) (func(), error) {
 	if !g.admitting.Load() {
@@ -127,6 +133,9 @@ type harness struct {
 	orphanGrace time.Duration
 	// onJournal, when set before start, is the engine's EngineOptions.OnJournal.
 	onJournal func(time.Time, error)
+	// jitter, when set before start, is each run's jitter given the routine's maximum
+	// (default: random).
+	jitter func(max time.Duration) time.Duration
 }
 
 // recordingNotifier keeps every notification.
@@ -187,6 +196,9 @@ func (h *harness) start() *Engine {
 	}
 	if h.orphanGrace != 0 {
 		e.orphanGrace = h.orphanGrace
+	}
+	if h.jitter != nil {
+		e.jitter = h.jitter
 	}
 	if err := e.Start(context.Background()); err != nil {
 		h.t.Fatal(err)

@@ -69,6 +69,35 @@ func (j *Journal) ApplyAnchors(cfg *Config) error {
 	return nil
 }
 
+// PreviewArmed returns the next n slots of r strictly after from as its owner runs them:
+// Preview of r with the `every` grid anchor the owner persisted when it armed r (kept while the
+// interval stays the same), so an observer lists the instants the owner's timers fire at, not a
+// grid counted from from. With no persisted anchor (j is nil because no journal exists yet,
+// nothing armed r yet, or its interval changed since) the grid starts at from, as arming at from
+// would start it. r is not modified. Errors: Preview's; the journal query error, wrapped.
+func PreviewArmed(j *Journal, r *Routine, from time.Time, n int) ([]time.Time, error) {
+	if j != nil && r != nil {
+		anchors, err := j.anchors(&Config{Routines: []*Routine{r}})
+		if err != nil {
+			return nil, fmt.Errorf("preview: %w", err)
+		}
+		r = withAnchor(r, anchors)
+	}
+	return Preview(r, from, n)
+}
+
+// withAnchor returns r with its grid anchor from anchors (as anchors returns them): a copy when
+// there is one (r may be in use by a running engine), r itself otherwise.
+func withAnchor(r *Routine, anchors map[string]time.Time) *Routine {
+	a, ok := anchors[r.Name]
+	if !ok {
+		return r
+	}
+	c := *r
+	c.Anchor = a
+	return &c
+}
+
 // anchors returns the persisted grid anchor of each `every` routine of cfg whose interval is
 // still the one armed. Errors: the query error, wrapped.
 func (j *Journal) anchors(cfg *Config) (map[string]time.Time, error) {

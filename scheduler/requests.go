@@ -15,6 +15,7 @@ func (e *Engine) pollRequests(stop <-chan struct{}) {
 	for {
 		e.refreshPauses()
 		e.runStartPass()
+		e.catchUpRefused()
 		e.serveRequests()
 		select {
 		case <-stop:
@@ -24,29 +25,34 @@ func (e *Engine) pollRequests(stop <-chan struct{}) {
 	}
 }
 
+// serveAgainLocked forgets that this engine took the run-now requests ids, so the next poll
+// serves them again: their run was never claimed (the gate refused it while the owner yielded,
+// or the journal refused the claim), and the request stays pending in the journal. The caller
+// holds e.mu.
+func (e *Engine) serveAgainLocked(ids ...int64) {
+	for _, id := range ids {
+		delete(e.taken, id)
+	}
+}
+
 // serveRequests dispatches every pending request once.
 func (e *Engine) serveRequests() {
 	if !e.gate.Admitting() {
 		return
 	}
-	e.mu.Lock()
-	for _, id := range e.retake { // their claim was refused by the journal: serve them again
-		delete(e.taken, id)
-	}
-	e.retake = nil
-	e.mu.Unlock()
 	reqs, err := e.j.pendingRequests()
 	if err != nil {
 		e.log.Warn("run-now requests", "err", err)
 		return
 	}
 	for _, rq := range reqs {
-		if e.taken[rq.ID] {
-			continue
-		}
 		e.mu.Lock()
 		_, known := e.routines[rq.Routine]
+		taken := e.taken[rq.ID]
 		e.mu.Unlock()
+		if taken {
+			continue
+		}
 		if !known {
 			_ = e.j.answerRequest(rq.ID, 0, fmt.Sprintf("no routine %q in the owner's configuration", rq.Routine))
 			continue
@@ -57,7 +63,9 @@ func (e *Engine) serveRequests() {
 			e.log.Warn("take run-now request", "err", err)
 			continue
 		}
+		e.mu.Lock()
 		e.taken[rq.ID] = true
+		e.mu.Unlock()
 		e.dispatch(rq.Routine, slotEvent{slot: e.clock.Now().Truncate(time.Second), trigger: TriggerManual,
 			key: fmt.Sprintf("manual:%d", rq.ID), requestID: rq.ID})
 	}

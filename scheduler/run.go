@@ -25,8 +25,9 @@ func lateBy(start time.Time, ev slotEvent) time.Duration {
 
 // execute runs one dispatched slot (run.ev): the jitter wait, admission by the ownership
 // handle, the claim (durable before anything else happens), the action at its start instant
-// with the routine's timeout, and the record of its result. It never panics.
-func (e *Engine) execute(ctx context.Context, r *Routine, run *inflight) {
+// with the routine's timeout, and the record of its result. It never panics. refused reports
+// that the handle did not admit the run (the owner is yielding): nothing was written for the slot.
+func (e *Engine) execute(ctx context.Context, r *Routine, run *inflight) (refused bool) {
 	ev := run.ev
 	// at is when the action is due to start: the slot (a timer fires claimLead early), or now
 	// for a late slot and a run-now request, plus the jitter.
@@ -43,9 +44,10 @@ func (e *Engine) execute(ctx context.Context, r *Routine, run *inflight) {
 	}
 	done, err := e.gate.BeginRun(r.Name, ev.slot)
 	if err != nil {
-		// Not claimed: the next owner's catch-up pass handles the slot.
+		// Not claimed: the next owner's catch-up pass handles the slot, or this owner's if it
+		// resumes (keepRefusedLocked).
 		e.log.Info("run not admitted", "routine", r.Name, "slot", ev.slot, "err", err)
-		return
+		return true
 	}
 	defer done()
 	defer e.noteTick()
@@ -96,6 +98,7 @@ func (e *Engine) execute(ctx context.Context, r *Routine, run *inflight) {
 	e.logRun(r, ev, id, res, reason, finished.Sub(started))
 	e.afterRun(r, res)
 	e.j.pruneLater(r.Name, r.KeepRuns)
+	return false
 }
 
 // logRun writes the one log line of a finished run: info, or a warning when it failed, timed

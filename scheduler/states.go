@@ -29,12 +29,7 @@ func States(cfg *Config, j *Journal, now time.Time) ([]RoutineState, error) {
 	}
 	out := make([]RoutineState, 0, len(cfg.Routines))
 	for _, r := range cfg.Routines {
-		if a, ok := anchors[r.Name]; ok {
-			withAnchor := *r // a copy: cfg's routine may be in use by a running engine
-			withAnchor.Anchor = a
-			r = &withAnchor
-		}
-		st, err := routineState(r, j, pauses, now)
+		st, err := routineState(withAnchor(r, anchors), j, pauses, now)
 		if err != nil {
 			return nil, err
 		}

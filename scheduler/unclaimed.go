@@ -266,7 +266,7 @@ func (e *Engine) recordUnrecorded() bool {
 
 	if failed == nil && len(requests) > 0 {
 		e.mu.Lock() // outside tr.mu: the two locks never nest
-		e.retake = append(e.retake, requests...)
+		e.serveAgainLocked(requests...)
 		e.mu.Unlock()
 	}
 	tr.mu.Lock()

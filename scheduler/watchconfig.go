@@ -66,8 +66,21 @@ func (e *Engine) watchConfig(w *fsnotify.Watcher, stop <-chan struct{}) {
 
 // Reload re-reads routines.toml and applies it. A file that does not parse keeps the last good
 // set running and becomes the only problem reported; invalid routines are disabled and
-// reported while the valid ones run. New slots of added routines are armed from now.
+// reported while the valid ones run. New slots of added routines are armed from now. While the
+// start's catch-up pass is pending (the owner yielded before it), the change waits and applies
+// right after that pass (runStartPass), which must see the schedules the slots were missed
+// under.
 func (e *Engine) Reload() {
+	e.mu.Lock()
+	wait := e.startLast != nil
+	if wait {
+		e.reloadDeferred = true
+	}
+	e.mu.Unlock()
+	if wait {
+		e.log.Info("routines.toml changed; it applies once this owner admits runs again and has caught up")
+		return
+	}
 	cfg, err := LoadConfig(e.opts.ConfigPath)
 	if err != nil {
 		e.log.Warn("routines.toml not applied; the last good set keeps running", "err", err)

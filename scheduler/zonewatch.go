@@ -21,7 +21,9 @@ func (e *Engine) applyInZone(cfg *Config) error {
 // checkZone re-arms the routines that follow the system zone when it has changed, then runs
 // the catch-up pass (a slot of the new zone that passed unclaimed runs once or is recorded
 // missed, never dropped silently). Slots already claimed are never re-run (the journal
-// refuses the claim) and runs in flight go on: re-arming replaces gocron jobs, not runs.
+// refuses the claim) and runs in flight go on: re-arming replaces gocron jobs, not runs. While
+// the start's catch-up pass is pending it waits (a later tick applies the change): that pass
+// checks the slots missed before this owner started in the zone they were missed in.
 func (e *Engine) checkZone() {
 	z, err := e.zones.Zone()
 	if err != nil {
@@ -30,9 +32,9 @@ func (e *Engine) checkZone() {
 		return
 	}
 	e.mu.Lock()
-	cur, cfg, stopping := e.zone, e.cfg, e.stopping
+	cur, cfg, stopping, startPending := e.zone, e.cfg, e.stopping, e.startLast != nil
 	e.mu.Unlock()
-	if stopping || cfg == nil || (z.loc == cur.loc && z.name == cur.name) {
+	if stopping || cfg == nil || startPending || (z.loc == cur.loc && z.name == cur.name) {
 		return
 	}
 	e.log.Info("system time zone changed; re-arming the routines that follow it", "from", cur.name, "to", z.name)

@@ -25,7 +25,8 @@ func newPreviewCmd(e *env) *cobra.Command {
 		Short: "Show the next slots of a routine, computed by the scheduler's own code",
 		Long: `Show when NAME will run next: the slots strictly after --from (default now), in the
 routine's time zone, computed by the same code that arms the timers (so daylight-saving
-changes look exactly as they will run).`,
+changes look exactly as they will run). An "every" routine's slots follow the grid its owner
+armed (recorded in the journal); before any owner armed it, the grid starts at --from.`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.name = args[0]
@@ -38,8 +39,10 @@ changes look exactly as they will run).`,
 	return cmd
 }
 
-// runPreview prints the next o.count slots of o.name. Errors: bad --from/--count (2), unknown
-// routine (1), missing/broken config or a disabled routine (78), state directory (77).
+// runPreview prints the next o.count slots of o.name, as the owner runs them (an `every` grid
+// from the anchor in the journal). Errors: bad --from/--count (2), unknown routine (1),
+// missing/broken config or a disabled routine (78), state directory (77), an unreadable journal
+// (1).
 func runPreview(_ context.Context, e *env, o previewOptions) error {
 	if o.count < 1 || o.count > 1000 {
 		return fmt.Errorf("%w: --count %d: want 1 to 1000", errUsage, o.count)
@@ -52,11 +55,20 @@ func runPreview(_ context.Context, e *env, o previewOptions) error {
 		}
 		from = t
 	}
-	_, _, r, err := e.profileRoutine(o.name)
+	p, _, r, err := e.profileRoutine(o.name)
 	if err != nil {
 		return err
 	}
-	slots, err := scheduler.Preview(r, from, o.count)
+	// The owner's `every` grid is anchored where it armed the routine, and the anchor is in the
+	// journal (read-only: looking never writes it; no journal yet means nothing armed it).
+	j, err := openJournal(p)
+	if err != nil {
+		return err
+	}
+	if j != nil {
+		defer j.Close()
+	}
+	slots, err := scheduler.PreviewArmed(j, r, from, o.count)
 	if err != nil {
 		return fmt.Errorf("preview %s: %w", o.name, err)
 	}
