@@ -29,6 +29,7 @@ type Driver struct {
 	Out            io.Writer // one line per action, for the record
 
 	mu      sync.Mutex
+	locks   sync.WaitGroup // journal locks still held (Calm waits for them)
 	procs   []*Proc
 	windows []Window
 	timers  []*time.Timer
@@ -115,14 +116,18 @@ func (d *Driver) Start() {
 func (d *Driver) Step() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	actions := []string{"kill", "kill", "kill", "stop", "stop", "term", "term", "takeover", "takeover",
-		"restart", "restart", "delete-record", "truncate-record", "garbage-record"}
+	actions := []string{"kill", "kill", "kill", "stop", "stop", "term", "term", "hup", "takeover", "takeover",
+		"withdraw", "restart", "restart", "delete-record", "truncate-record", "garbage-record", "lock-journal"}
 	a := actions[d.Rng.Intn(len(actions))]
 	switch a {
-	case "kill", "term", "stop":
+	case "kill", "term", "stop", "hup":
 		a = d.attackOwner(a)
 	case "takeover":
 		d.spawn(true)
+	case "withdraw":
+		d.withdrawTakeover()
+	case "lock-journal":
+		d.lockJournal()
 	case "restart":
 		d.topUp(Contenders)
 	default:
@@ -146,10 +151,12 @@ func (d *Driver) attackOwner(a string) string {
 		o.Kill()
 	case o.IsStopped():
 		return a + "-skipped-stopped" // SIGTERM would wait for SIGCONT; stopping twice is moot
-	case a == "term" && o.WasTermed():
-		return "term-skipped-draining" // a second SIGTERM means "exit now", like a second Ctrl-C
+	case (a == "term" || a == "hup") && o.WasTermed():
+		return a + "-skipped-draining" // a second stop signal means "exit now", like a second Ctrl-C
 	case a == "term":
 		o.Term()
+	case a == "hup":
+		o.Hup()
 	case a == "stop":
 		d.windows = append(d.windows, Window{PID: o.PID(), Start: MonoNow()})
 		o.Stop()
@@ -160,6 +167,43 @@ func (d *Driver) attackOwner(a string) string {
 	}
 	d.logf("%s owner #%d pid %d", a, o.ID, o.PID())
 	return a
+}
+
+// withdrawTakeover asks the owner to hand over and withdraws the request soon after, by killing
+// the challenger: the owner, which may have started yielding, must resume and handle every slot
+// it had dispatched but not yet claimed (none may be lost in the yield).
+func (d *Driver) withdrawTakeover() {
+	d.spawn(true)
+	p := d.procs[len(d.procs)-1]
+	after := 50*time.Millisecond + time.Duration(d.Rng.Int63n(int64(800*time.Millisecond)))
+	d.timers = append(d.timers, time.AfterFunc(after, func() {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if p.Alive() {
+			d.closeWindow(p, MonoNow())
+			p.Kill()
+			d.logf("withdraw: kill challenger #%d pid %d after %.0f ms", p.ID, p.PID(), after.Seconds()*1000)
+		}
+	}))
+}
+
+// lockJournal holds the journal's write lock for 1–4 s from this process, as another program
+// would: no run may start without its claim, and history must show the slots of that span.
+func (d *Driver) lockJournal() {
+	hold := time.Second + time.Duration(d.Rng.Int63n(int64(3*time.Second)))
+	path := filepath.Join(d.Home, "journal.db")
+	if _, err := os.Stat(path); err != nil {
+		d.logf("lock journal: %v", err)
+		return
+	}
+	d.locks.Add(1)
+	d.logf("lock journal for %.1fs", hold.Seconds())
+	go func() {
+		defer d.locks.Done()
+		if err := LockJournal(path, hold); err != nil {
+			d.logf("lock journal: %v", err)
+		}
+	}()
 }
 
 // corruptRecord attacks owner.json, which is diagnostics only: nothing may depend on it.
@@ -210,6 +254,7 @@ func (d *Driver) Calm() {
 	for _, t := range timers {
 		t.Stop()
 	}
+	d.locks.Wait()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, p := range d.procs {

@@ -5,6 +5,7 @@ package torture
 // Every assumption about journal.db's schema (scheduler/journal_schema.go) lives in this file.
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"time"
@@ -49,4 +50,28 @@ func ReadJournal(path string) ([]JournalRun, error) {
 		runs = append(runs, r)
 	}
 	return runs, rows.Err()
+}
+
+// LockJournal holds SQLite's write lock on the journal at path (BEGIN EXCLUSIVE) for d, as
+// another program writing to it would: the owner's claims must fail without a run starting,
+// and the slots of that span must be recorded missed once the lock is gone. It returns once
+// the lock is released, or at once with the reason when it could not be taken.
+func LockJournal(path string, d time.Duration) error {
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=rw&_pragma=busy_timeout(2000)")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN EXCLUSIVE"); err != nil {
+		return fmt.Errorf("begin exclusive: %w", err)
+	}
+	time.Sleep(d)
+	_, err = conn.ExecContext(ctx, "ROLLBACK")
+	return err
 }

@@ -105,6 +105,10 @@ func (p *Proc) Kill() {
 // Term sends SIGTERM (a stopped process handles it after SIGCONT).
 func (p *Proc) Term() { p.signal(syscall.SIGTERM, func() { p.Termed = true }) }
 
+// Hup sends SIGHUP (a closed terminal), which must drain exactly like SIGTERM; it counts as the
+// one stop signal a process gets, since a later SIGTERM would mean "exit now".
+func (p *Proc) Hup() { p.signal(syscall.SIGHUP, func() { p.Termed = true }) }
+
 // Stop sends SIGSTOP; Cont resumes it.
 func (p *Proc) Stop() { p.signal(syscall.SIGSTOP, func() { p.Stopped = true }) }
 
