@@ -78,6 +78,11 @@ func runHistory(_ context.Context, e *env, o historyOptions) error {
 			}
 			return err
 		}
+		if len(out) == 0 {
+			// Said on stderr: stdout stays exactly the output, which is empty.
+			fmt.Fprintf(e.stderr, "run %d printed nothing.\n", o.output)
+			return nil
+		}
 		_, err = e.stdout.Write(out)
 		return err
 	}

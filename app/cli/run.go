@@ -188,8 +188,12 @@ func reportRun(e *env, r *scheduler.Run, asJSON bool) error {
 		if r.Reason != "" {
 			outcome += " (" + r.Reason + ")"
 		}
-		fmt.Fprintf(e.stdout, "%s: %s in %s (run %d%s, epoch %d). Output: routinely history --output %d\n",
-			r.Routine, outcome, fmtDur(r.Duration), r.ID, exit, r.Epoch, r.ID)
+		output := " No output."
+		if r.OutputSize > 0 {
+			output = fmt.Sprintf(" Output: routinely history --output %d", r.ID)
+		}
+		fmt.Fprintf(e.stdout, "%s: %s in %s (run %d%s, epoch %d).%s\n",
+			r.Routine, outcome, fmtDur(r.Duration), r.ID, exit, r.Epoch, output)
 	}
 	if r.Outcome != scheduler.OutcomeSuccess && r.Outcome != scheduler.OutcomeChanged {
 		return withCode(ExitError, fmt.Errorf("%w: %s ended with outcome %s; 'routinely history --output %d' shows its output", errRunFailed, r.Routine, r.Outcome, r.ID))

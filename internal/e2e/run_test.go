@@ -122,3 +122,35 @@ func readLines(t *testing.T, file string) []string {
 	}
 	return strings.Split(strings.TrimSpace(string(data)), "\n")
 }
+
+// A run that printed nothing says so, both in `run`'s summary and in `history --output`, whose
+// stdout stays exactly the (empty) output; a run that printed something points at its output.
+func TestRunWithNoOutputSaysSo(t *testing.T) {
+	home := newHome(t, `
+[[routine]]
+name = "quiet"
+every = "1h"
+shell = 'true'
+
+[[routine]]
+name = "talky"
+every = "1h"
+shell = 'echo hello'
+`)
+	stdout, stderr, code := run(t, home, "run", "quiet", "--here")
+	if code != 0 || !strings.Contains(stdout, "No output.") || strings.Contains(stdout, "--output") {
+		t.Fatalf("run quiet: exit %d, stdout %q, stderr %q; want the summary to say No output.", code, stdout, stderr)
+	}
+	stdout, stderr, code = run(t, home, "history", "--output", "1")
+	if code != 0 || stdout != "" || !strings.Contains(stderr, "run 1 printed nothing") {
+		t.Fatalf("history --output 1: exit %d, stdout %q, stderr %q; want empty stdout and 'printed nothing'", code, stdout, stderr)
+	}
+	stdout, _, code = run(t, home, "run", "talky", "--here")
+	if code != 0 || !strings.Contains(stdout, "Output: ") || !strings.Contains(stdout, "history --output 2") {
+		t.Fatalf("run talky: exit %d, stdout %q; want a pointer to its output", code, stdout)
+	}
+	stdout, _, code = run(t, home, "history", "--output", "2")
+	if code != 0 || stdout != "hello\n" {
+		t.Fatalf("history --output 2: exit %d, stdout %q, want hello", code, stdout)
+	}
+}
