@@ -70,6 +70,20 @@ func sameProcess(want procIdentity) bool {
 	return d <= startToleranceMS && d >= -startToleranceMS
 }
 
+// sameStart reports whether a and b name the same process: same pid and start time (exact raw
+// ticks when both have them, else create times within startToleranceMS). Unlike sameProcess it
+// compares two recorded identities and asks the OS nothing.
+func sameStart(a, b procIdentity) bool {
+	if a.PID != b.PID || a.PID <= 0 {
+		return false
+	}
+	if a.StartTicks != 0 && b.StartTicks != 0 {
+		return a.StartTicks == b.StartTicks
+	}
+	d := a.StartMS - b.StartMS
+	return d <= startToleranceMS && d >= -startToleranceMS
+}
+
 // recordIdentity is the identity of the process an owner record names.
 func recordIdentity(r *Record) procIdentity {
 	return procIdentity{PID: r.PID, StartMS: r.PIDStartMS, StartTicks: r.PIDStartTicks}

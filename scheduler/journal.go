@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"sync"
@@ -50,6 +51,9 @@ func OpenJournal(path string) (*Journal, error) {
 // openJournalBusy is OpenJournal with the time SQLite waits for another process's write lock
 // before failing with SQLITE_BUSY (tests shorten it to provoke that failure quickly).
 func openJournalBusy(path string, busy time.Duration) (*Journal, error) {
+	if err := createPrivate(path); err != nil {
+		return nil, fmt.Errorf("open journal %s: %w", path, err)
+	}
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
 	q.Add("_pragma", "journal_mode(WAL)")
@@ -67,6 +71,27 @@ func openJournalBusy(path string, busy time.Duration) (*Journal, error) {
 	}
 	go j.writer()
 	return j, nil
+}
+
+// createPrivate creates the journal file, empty and mode 0600, if it does not exist yet. SQLite
+// would create it 0644 less the umask, and its unix VFS gives the -wal and -shm files the main
+// file's permissions (findCreateFileMode in os_unix.c): created here first, all three hold the
+// routines' captured output for this user only, whatever the umask. The mode is set on the
+// descriptor, not through the umask. An existing file is left alone (the state directory is
+// 0700 anyway). Errors: the create or chmod error.
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	err = f.Chmod(0o600) // the umask may have removed bits from 0600 (0400 under umask 0277)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // OpenJournalReadOnly opens an existing journal for observers (status, routines, history, the

@@ -89,7 +89,10 @@ func runDaemon(ctx context.Context, e *env, o daemonOptions) error {
 		if errors.Is(err, errNoConfig) {
 			return fmt.Errorf("%w\nThe daemon did not start", err)
 		}
-		return fmt.Errorf("%w\nThe daemon did not start: fix the file ('routinely validate' checks it)", err)
+		if errors.Is(err, scheduler.ErrConfig) {
+			return fmt.Errorf("%w\nThe daemon did not start: fix the file ('routinely validate' checks it)", err)
+		}
+		return err
 	}
 	p, err := e.resolve()
 	if err != nil {
@@ -97,15 +100,21 @@ func runDaemon(ctx context.Context, e *env, o daemonOptions) error {
 	}
 	opts := core.OwnerOptions(p, ownership.RoleDaemon, Version, policy, e.logger)
 	opts.HeartbeatInterval = o.heartbeat
+	takingBack := false // after a takeover that was approved but never completed
 	for {
 		h, err := acquireForDaemon(ctx, e, p, opts, o)
 		if err != nil {
+			if takingBack && errors.Is(err, ownership.ErrOwned) {
+				fmt.Fprintln(e.stderr, "Another process took the routines meanwhile. Exiting.")
+				return nil
+			}
 			if ctx.Err() != nil && !o.takeover {
 				fmt.Fprintln(e.stderr, "Stopped while standing by.")
 				return nil
 			}
 			return err
 		}
+		takingBack = false
 		why := watchEvents(e, h)
 		started := func(eng *scheduler.Engine) func() {
 			fmt.Fprintln(e.stderr, startupLine(eng.Routines(), h.Epoch(), p.Config, e.now()))
@@ -117,6 +126,14 @@ func runDaemon(ctx context.Context, e *env, o daemonOptions) error {
 		if ctx.Err() != nil {
 			fmt.Fprintln(e.stderr, "Stopped; the routines are released.")
 			return nil
+		}
+		if err := h.Err(); errors.Is(err, ownership.ErrHandoverFailed) {
+			// Nobody took the guard after the approval (a forged request, a challenger that hung):
+			// own again, at a new epoch, rather than leave the routines unowned.
+			e.logger.Warn("taking the routines back", "err", err)
+			fmt.Fprintf(e.stderr, "The %v; taking the routines back.\n", err)
+			o.takeover, o.wait, o.timeoutSet, takingBack = false, false, false, true
+			continue
 		}
 		switch ev := why(); {
 		case ev.Kind == ownership.EventGuardReplaced:
