@@ -16,7 +16,10 @@
 //   - standby: a process in Wait, trying the guard every 20 ms until it is free.
 //   - takeover: a challenger writes takeover.json addressed to the owner's token; the owner
 //     answers in takeover.reply.json (pending, then approved or denied), and on approval drains
-//     its runs in flight and releases the guard, which the challenger then takes.
+//     its runs in flight and releases the guard, which the challenger then takes. The owner's
+//     handle ends only once it has seen the requester own; if nobody takes the guard within 5 s
+//     (a forged request, a challenger that hung), it ends with ErrHandoverFailed and its user
+//     owns again at a new epoch.
 //   - wedge diagnosis: what an observer (Inspect, Observer) concludes about an owner that holds
 //     the guard but is not heartbeating, is stalled, or is not the process the record names.
 //
@@ -33,7 +36,8 @@
 //	takeover_owner.go  the owner's side: validating, asking about, answering requests
 //	watch.go         the file watch that wakes the owner when a request arrives
 //	record.go        the on-disk formats (owner record, request, reply)
-//	files*.go        atomic writes and tolerant reads of the state files
+//	files*.go        atomic writes and tolerant, bounded reads of the state files (never
+//	                 blocking on a named pipe or following a symlink: internal/atomicfile)
 //	identity.go      process identity (pid + start time) across pid reuse
 //	liveness*.go     whether a pid exists; starttime*.go its raw start time (Linux)
 //	inspect.go       Inspect: one look at who owns; holder*.go finds the real guard holder

@@ -66,8 +66,7 @@ func sameProcess(want procIdentity) bool {
 	if err != nil {
 		return pidExists(want.PID)
 	}
-	d := got.StartMS - want.StartMS
-	return d <= startToleranceMS && d >= -startToleranceMS
+	return sameStart(got, want)
 }
 
 // sameStart reports whether a and b name the same process: same pid and start time (exact raw

@@ -330,7 +330,7 @@ shell = 'echo API_KEY=hunter2'
 	}
 	for path := range files {
 		if out, err := readAs(uid, gid, path); err == nil || !strings.Contains(out, "Permission denied") {
-			t.Errorf("another user read %s: %v\n%s", path, err, out)
+			t.Errorf("another user read %s (API_KEY in it: %v): %v %.60q", path, strings.Contains(out, "API_KEY"), err, out)
 		}
 	}
 	if err := os.Remove(control); err != nil {
