@@ -239,7 +239,7 @@ func (h *Handle) awaitSuccessor(req *Request) error {
 		case err == nil && !held && !sameProcess(want):
 			why = fmt.Sprintf("requester pid %d exited without taking the routines", req.Requester.PID)
 		case !time.Now().Before(deadline) && err == nil && held:
-			h.log.Warn("the routines went to another process than the approved requester",
+			h.log.Warn("the guard is held, but owner.json does not name the approved requester; leaving the routines to the holder",
 				"requester_pid", req.Requester.PID, "holder_pid", holder)
 			return nil
 		case !time.Now().Before(deadline):

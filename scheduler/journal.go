@@ -13,6 +13,8 @@ import (
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/routinely/routinely/internal/atomicfile"
 )
 
 // Journal is the SQLite run journal (WAL; readable by any process while the owner writes).
@@ -51,7 +53,7 @@ func OpenJournal(path string) (*Journal, error) {
 // openJournalBusy is OpenJournal with the time SQLite waits for another process's write lock
 // before failing with SQLITE_BUSY (tests shorten it to provoke that failure quickly).
 func openJournalBusy(path string, busy time.Duration) (*Journal, error) {
-	if err := createPrivate(path); err != nil {
+	if err := prepareJournalFile(path, true); err != nil {
 		return nil, fmt.Errorf("open journal %s: %w", path, err)
 	}
 	q := url.Values{}
@@ -73,25 +75,33 @@ func openJournalBusy(path string, busy time.Duration) (*Journal, error) {
 	return j, nil
 }
 
-// createPrivate creates the journal file, empty and mode 0600, if it does not exist yet. SQLite
-// would create it 0644 less the umask, and its unix VFS gives the -wal and -shm files the main
-// file's permissions (findCreateFileMode in os_unix.c): created here first, all three hold the
-// routines' captured output for this user only, whatever the umask. The mode is set on the
-// descriptor, not through the umask. An existing file is left alone (the state directory is
-// 0700 anyway). Errors: the create or chmod error.
-func createPrivate(path string) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return nil
+// prepareJournalFile makes path safe for SQLite to open. With create, a missing journal is
+// created here, empty and mode 0600: SQLite would create it 0644 less the umask, and its unix VFS
+// gives the -wal and -shm files the main file's permissions (findCreateFileMode in os_unix.c),
+// so all three hold the routines' captured output for this user only, whatever the umask (the
+// mode is set on the descriptor, not through the umask). An existing path must be a regular
+// file: SQLite's own open would wait forever on a named pipe and follows symbolic links. Errors:
+// atomicfile.ErrNotRegular (wrapped, saying what is there); the create, chmod or open error
+// (fs.ErrNotExist when, without create, there is no file).
+func prepareJournalFile(path string, create bool) error {
+	if create {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil {
+			err = f.Chmod(0o600) // the umask may have removed bits from 0600 (0400 under umask 0277)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			return err
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return err
+		}
 	}
+	f, err := atomicfile.OpenRegular(path, os.O_RDONLY, 0)
 	if err != nil {
 		return err
 	}
-	err = f.Chmod(0o600) // the umask may have removed bits from 0600 (0400 under umask 0277)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return f.Close()
 }
 
 // OpenJournalReadOnly opens an existing journal for observers (status, routines, history, the
@@ -100,12 +110,8 @@ func createPrivate(path string) error {
 // exist or holds no journal yet (nothing has owned this profile); one naming the version when
 // the schema is newer than this program; the open error, wrapped.
 func OpenJournalReadOnly(path string) (*Journal, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
+	if err := prepareJournalFile(path, false); err != nil {
 		return nil, fmt.Errorf("open journal %s read-only: %w", path, err)
-	}
-	if fi.IsDir() {
-		return nil, fmt.Errorf("open journal %s read-only: is a directory", path)
 	}
 	q := url.Values{}
 	q.Add("mode", "ro") // SQLite itself refuses to create the file
