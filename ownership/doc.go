@@ -36,8 +36,7 @@
 //	takeover_owner.go  the owner's side: validating, asking about, answering requests
 //	watch.go         the file watch that wakes the owner when a request arrives
 //	record.go        the on-disk formats (owner record, request, reply)
-//	files*.go        atomic writes and tolerant, bounded reads of the state files (never
-//	                 blocking on a named pipe or following a symlink: internal/atomicfile)
+//	files*.go        atomic writes and tolerant reads of the state files
 //	identity.go      process identity (pid + start time) across pid reuse
 //	liveness*.go     whether a pid exists; starttime*.go its raw start time (Linux)
 //	inspect.go       Inspect: one look at who owns; holder*.go finds the real guard holder

@@ -66,20 +66,7 @@ func sameProcess(want procIdentity) bool {
 	if err != nil {
 		return pidExists(want.PID)
 	}
-	return sameStart(got, want)
-}
-
-// sameStart reports whether a and b name the same process: same pid and start time (exact raw
-// ticks when both have them, else create times within startToleranceMS). Unlike sameProcess it
-// compares two recorded identities and asks the OS nothing.
-func sameStart(a, b procIdentity) bool {
-	if a.PID != b.PID || a.PID <= 0 {
-		return false
-	}
-	if a.StartTicks != 0 && b.StartTicks != 0 {
-		return a.StartTicks == b.StartTicks
-	}
-	d := a.StartMS - b.StartMS
+	d := got.StartMS - want.StartMS
 	return d <= startToleranceMS && d >= -startToleranceMS
 }
 
@@ -91,4 +78,19 @@ func recordIdentity(r *Record) procIdentity {
 // requesterIdentity is the identity of the process that wrote a takeover request.
 func requesterIdentity(r Requester) procIdentity {
 	return procIdentity{PID: r.PID, StartMS: r.PIDStartMS, StartTicks: r.PIDStartTicks}
+}
+
+// sameStart reports whether a and b name the same process: same pid and start time (exact raw
+// ticks when both have them, else create times within startToleranceMS), as sameProcess judges
+// a running process against a recorded identity. It compares two recorded identities and asks
+// the OS nothing.
+func sameStart(a, b procIdentity) bool {
+	if a.PID != b.PID || a.PID <= 0 {
+		return false
+	}
+	if a.StartTicks != 0 && b.StartTicks != 0 {
+		return a.StartTicks == b.StartTicks
+	}
+	d := a.StartMS - b.StartMS
+	return d <= startToleranceMS && d >= -startToleranceMS
 }

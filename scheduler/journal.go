@@ -4,7 +4,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"os"
 	"sync"
@@ -13,8 +12,6 @@ import (
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
-
-	"github.com/routinely/routinely/internal/atomicfile"
 )
 
 // Journal is the SQLite run journal (WAL; readable by any process while the owner writes).
@@ -53,14 +50,14 @@ func OpenJournal(path string) (*Journal, error) {
 // openJournalBusy is OpenJournal with the time SQLite waits for another process's write lock
 // before failing with SQLITE_BUSY (tests shorten it to provoke that failure quickly).
 func openJournalBusy(path string, busy time.Duration) (*Journal, error) {
-	if err := prepareJournalFile(path, true); err != nil {
-		return nil, fmt.Errorf("open journal %s: %w", path, err)
-	}
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(FULL)")
 	q.Add("_txlock", "immediate")
+	if err := createPrivate(path); err != nil { // before SQLite creates it world-readable
+		return nil, fmt.Errorf("open journal %s: %w", path, err)
+	}
 	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("open journal %s: %w", path, err)
@@ -75,43 +72,18 @@ func openJournalBusy(path string, busy time.Duration) (*Journal, error) {
 	return j, nil
 }
 
-// prepareJournalFile makes path safe for SQLite to open. With create, a missing journal is
-// created here, empty and mode 0600: SQLite would create it 0644 less the umask, and its unix VFS
-// gives the -wal and -shm files the main file's permissions (findCreateFileMode in os_unix.c),
-// so all three hold the routines' captured output for this user only, whatever the umask (the
-// mode is set on the descriptor, not through the umask). An existing path must be a regular
-// file: SQLite's own open would wait forever on a named pipe and follows symbolic links. Errors:
-// atomicfile.ErrNotRegular (wrapped, saying what is there); the create, chmod or open error
-// (fs.ErrNotExist when, without create, there is no file).
-func prepareJournalFile(path string, create bool) error {
-	if create {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-		if err == nil {
-			err = f.Chmod(0o600) // the umask may have removed bits from 0600 (0400 under umask 0277)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			return err
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			return err
-		}
-	}
-	f, err := atomicfile.OpenRegular(path, os.O_RDONLY, 0)
-	if err != nil {
-		return err
-	}
-	return f.Close()
-}
-
 // OpenJournalReadOnly opens an existing journal for observers (status, routines, history, the
 // app in standby). It creates, migrates and writes nothing: every write through it fails with
 // an error wrapping ErrReadOnly. Errors: an error wrapping os.ErrNotExist when path does not
 // exist or holds no journal yet (nothing has owned this profile); one naming the version when
 // the schema is newer than this program; the open error, wrapped.
 func OpenJournalReadOnly(path string) (*Journal, error) {
-	if err := prepareJournalFile(path, false); err != nil {
+	fi, err := os.Stat(path)
+	if err != nil {
 		return nil, fmt.Errorf("open journal %s read-only: %w", path, err)
+	}
+	if fi.IsDir() {
+		return nil, fmt.Errorf("open journal %s read-only: is a directory", path)
 	}
 	q := url.Values{}
 	q.Add("mode", "ro") // SQLite itself refuses to create the file

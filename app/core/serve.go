@@ -25,10 +25,9 @@ var DrainTimeout = 5 * time.Minute
 // engine has stopped and before it closes the journal the engine reads — and returns
 // when ctx ends (then it yields at once — owner.json says yielding, status says draining —,
 // stops the engine, waits for in-flight runs up to DrainTimeout and releases h) or when h is
-// lost (takeover approved: h has already drained and released; when h.Err() is
-// ownership.ErrHandoverFailed nobody took over, and the caller should own again). It returns nil
-// in both cases and an error only when the routines could not be started (journal or config
-// unusable); h is released then too, so the caller never has to.
+// lost (takeover approved: h has already drained and released). It returns nil in both cases and
+// an error only when the routines could not be started (journal or config unusable); h is
+// released then too, so the caller never has to.
 func Serve(ctx context.Context, h *ownership.Handle, p paths.Paths, n scheduler.Notifier, logger *slog.Logger, started func(*scheduler.Engine) (stopped func())) error {
 	if logger == nil {
 		logger = slog.Default()
