@@ -80,11 +80,17 @@ func writeFileAtomic(dir, name string, data []byte, durable bool) (err error) {
 // never read whole. A command line of more than 1 MiB would make its record unreadable too.
 const maxStateFile = 1 << 20
 
-// readJSON reads dir/name into v through atomicfile.Read (no blocking on a named pipe, no
-// symbolic link followed, at most maxStateFile bytes) and returns the file's fstat. It returns
-// fs.ErrNotExist (wrapped) when the file is missing and errGarbage (wrapped, naming the file)
-// when it is not a regular file, is too large, empty or not valid JSON.
-func readJSON(dir, name string, v any) (fs.FileInfo, error) {
+// readJSON reads dir/name into v: readJSONFile without the fstat.
+func readJSON(dir, name string, v any) error {
+	_, err := readJSONFile(dir, name, v)
+	return err
+}
+
+// readJSONFile reads dir/name into v through atomicfile.Read (no blocking on a named pipe, no
+// symbolic link followed, at most maxStateFile bytes) and returns the opened file's fstat. It
+// returns fs.ErrNotExist (wrapped) when the file is missing and errGarbage (wrapped, naming the
+// file) when it is not a regular file, is too large, empty or not valid JSON.
+func readJSONFile(dir, name string, v any) (fs.FileInfo, error) {
 	path := filepath.Join(dir, name)
 	data, fi, err := atomicfile.Read(path, maxStateFile)
 	switch {
@@ -105,7 +111,7 @@ func readJSON(dir, name string, v any) (fs.FileInfo, error) {
 // message), or the read error (wrapped).
 func readStateFile[T any](dir, name, missing string, complete func(*T) bool) (*T, fs.FileInfo, error) {
 	v := new(T)
-	fi, err := readJSON(dir, name, v)
+	fi, err := readJSONFile(dir, name, v)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil, nil

@@ -64,6 +64,19 @@ func TestStateFileReadsNeverBlockOnFIFO(t *testing.T) {
 		t.Errorf("epoch FIFO: %v, want errGarbage", err)
 	}
 	within(t, "Inspect", func() error { _, err := Inspect(dir); return err })
+
+	// A symlink in a state file's place is not followed, even to a valid file.
+	valid := filepath.Join(t.TempDir(), "valid.json")
+	if err := os.WriteFile(valid, []byte(`{"token":"t","pid":1}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(valid, filepath.Join(dir, "link.json")); err != nil {
+		t.Fatal(err)
+	}
+	var r Record
+	if err := readJSON(dir, "link.json", &r); !errors.Is(err, errGarbage) || !strings.Contains(err.Error(), "symbolic link") || r.Token != "" {
+		t.Errorf("symlinked state file: %v (read %+v), want errGarbage naming a symbolic link", err, r)
+	}
 }
 
 // A 100 MB owner.json is garbage, and is not read whole to find out.
