@@ -45,7 +45,8 @@ routines at a time. When another process (the desktop app or another daemon) own
 SIGINT or SIGTERM stops admitting runs, waits for runs in flight, releases and exits 0. A second
 one exits at once with 130 (143 for SIGTERM; runs in flight are then recorded as interrupted by
 the next owner).
-When this daemon approves a takeover it hands over and exits 0.`,
+When this daemon approves a takeover it hands over and exits 0; if the requester has not taken
+the routines within 5 s, it takes them back and carries on.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.timeoutSet = cmd.Flags().Changed("timeout")
@@ -100,21 +101,15 @@ func runDaemon(ctx context.Context, e *env, o daemonOptions) error {
 	}
 	opts := core.OwnerOptions(p, ownership.RoleDaemon, Version, policy, e.logger)
 	opts.HeartbeatInterval = o.heartbeat
-	takingBack := false // after a takeover that was approved but never completed
 	for {
 		h, err := acquireForDaemon(ctx, e, p, opts, o)
 		if err != nil {
-			if takingBack && errors.Is(err, ownership.ErrOwned) {
-				fmt.Fprintln(e.stderr, "Another process took the routines meanwhile. Exiting.")
-				return nil
-			}
 			if ctx.Err() != nil && !o.takeover {
 				fmt.Fprintln(e.stderr, "Stopped while standing by.")
 				return nil
 			}
 			return err
 		}
-		takingBack = false
 		why := watchEvents(e, h)
 		started := func(eng *scheduler.Engine) func() {
 			fmt.Fprintln(e.stderr, startupLine(eng.Routines(), h.Epoch(), p.Config, e.now()))
@@ -129,10 +124,11 @@ func runDaemon(ctx context.Context, e *env, o daemonOptions) error {
 		}
 		if err := h.Err(); errors.Is(err, ownership.ErrHandoverFailed) {
 			// Nobody took the guard after the approval (a forged request, a challenger that hung):
-			// own again, at a new epoch, rather than leave the routines unowned.
+			// own again, at a new epoch, rather than leave the routines unowned. Through the
+			// standby path: should another process have taken them meanwhile, this one waits.
 			e.logger.Warn("taking the routines back", "err", err)
 			fmt.Fprintf(e.stderr, "The %v; taking the routines back.\n", err)
-			o.takeover, o.wait, o.timeoutSet, takingBack = false, false, false, true
+			o.takeover, o.wait, o.timeoutSet = false, true, false
 			continue
 		}
 		switch ev := why(); {
