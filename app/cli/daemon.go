@@ -45,8 +45,7 @@ routines at a time. When another process (the desktop app or another daemon) own
 SIGINT or SIGTERM stops admitting runs, waits for runs in flight, releases and exits 0. A second
 one exits at once with 130 (143 for SIGTERM; runs in flight are then recorded as interrupted by
 the next owner).
-When this daemon approves a takeover it hands over and exits 0; if the requester has not taken
-the routines within 5 s, it takes them back and carries on.`,
+When this daemon approves a takeover it hands over and exits 0.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.timeoutSet = cmd.Flags().Changed("timeout")
