@@ -16,7 +16,10 @@
 //   - standby: a process in Wait, trying the guard every 20 ms until it is free.
 //   - takeover: a challenger writes takeover.json addressed to the owner's token; the owner
 //     answers in takeover.reply.json (pending, then approved or denied), and on approval drains
-//     its runs in flight and releases the guard, which the challenger then takes.
+//     its runs in flight and releases the guard, which the challenger then takes. The owner's
+//     handle ends only once it has seen the requester own; if nobody takes the guard within 5 s
+//     (a forged request, a challenger that hung), it ends with ErrHandoverFailed and its user
+//     owns again at a new epoch.
 //   - wedge diagnosis: what an observer (Inspect, Observer) concludes about an owner that holds
 //     the guard but is not heartbeating, is stalled, or is not the process the record names.
 //

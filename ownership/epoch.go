@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/routinely/routinely/internal/atomicfile"
 )
 
 // nextEpoch computes and durably stores the fencing epoch of a new owner: one more than the
@@ -44,16 +46,30 @@ func nextEpoch(dir string, prev *Record, floor uint64, log *slog.Logger) (uint64
 // giving a value between the two; the owner that was writing never acted (Acquire had not
 // returned), so no epoch that fenced anything can be handed out again. The directory is synced
 // only when the file is new.
+//
+// The in-place write goes only to a regular file with a single link, opened without following a
+// symbolic link: anything else at that name (a symlink, a named pipe, a hard link to some other
+// file) is replaced by a new file through a temp file and rename instead, so writing the epoch
+// never truncates or blocks on a file that is not Routinely's. Errors name dir/epoch and wrap
+// the failing step's error.
 func storeEpoch(dir string, epoch uint64) error {
 	path := filepath.Join(dir, epochName)
-	_, statErr := os.Stat(path)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return err
+	line := []byte(fmt.Sprintf("%020d\n", epoch))
+	_, statErr := os.Lstat(path)
+	f, err := atomicfile.OpenRegular(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if errors.Is(err, atomicfile.ErrNotRegular) {
+		return writeFileAtomic(dir, epochName, line, true)
 	}
-	_, err = f.WriteAt([]byte(fmt.Sprintf("%020d\n", epoch)), 0)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if fi, err := f.Stat(); err == nil && linkCount(fi) > 1 {
+		_ = f.Close()
+		return writeFileAtomic(dir, epochName, line, true)
+	}
+	_, err = f.WriteAt(line, 0)
 	if err == nil {
-		err = f.Truncate(21) // drop anything longer, e.g. left by a hand edit
+		err = f.Truncate(int64(len(line))) // drop anything longer, e.g. left by a hand edit
 	}
 	if err == nil {
 		err = f.Sync()
@@ -70,14 +86,22 @@ func storeEpoch(dir string, epoch uint64) error {
 	return nil
 }
 
-// readEpochFile returns the epoch stored in dir/epoch (0 when missing) or an error naming the file.
+// maxEpochFile bounds the read of dir/epoch: it holds 21 bytes; more is garbage, never read whole.
+const maxEpochFile = 64
+
+// readEpochFile returns the epoch stored in dir/epoch (0 when missing) or an error naming the
+// file: errGarbage (wrapped) when it is not a regular file, is larger than maxEpochFile or does
+// not hold a number; the read error otherwise. It never blocks on a named pipe or follows a
+// symbolic link (atomicfile.Read).
 func readEpochFile(dir string) (uint64, error) {
 	path := filepath.Join(dir, epochName)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	data, _, err := atomicfile.Read(path, maxEpochFile)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return 0, nil
-	}
-	if err != nil {
+	case errors.Is(err, atomicfile.ErrNotRegular), errors.Is(err, atomicfile.ErrTooLarge):
+		return 0, fmt.Errorf("%v, so it is %w", err, errGarbage)
+	case err != nil:
 		return 0, fmt.Errorf("read %s: %w", path, err)
 	}
 	n, err := strconv.ParseUint(strings.TrimSpace(string(data)), 10, 64)

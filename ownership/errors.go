@@ -17,10 +17,15 @@ var (
 	ErrNotAdmitting = errors.New("owner is not admitting new runs")
 	// ErrReleased: the handle has released ownership.
 	ErrReleased = errors.New("ownership released")
+	// ErrHandoverFailed: the handle let go of the guard for an approved takeover, but the
+	// requester did not become the owner within handoverWait and nobody else did either: the
+	// routines are free, and the process should own them again (Acquire).
+	ErrHandoverFailed = errors.New("approved takeover did not complete")
 	// ErrGuardReplaced: owner.lock on disk is no longer the file whose lock this process holds.
 	ErrGuardReplaced = errors.New("guard file was deleted or replaced")
 	// ErrUnsafeDir: the state directory is a symlink to another user's directory, owned by another
-	// uid, group/world-writable, or on a network/FUSE filesystem where locks are not shared.
+	// uid, open to its group or others, or on a network/FUSE filesystem where locks are not
+	// shared; or its owner.lock is not a regular file.
 	ErrUnsafeDir = errors.New("state directory is not safe to use")
 	// ErrNotWedged: kill-wedged refused because the owner is not verifiably wedged.
 	ErrNotWedged = errors.New("owner is not verifiably wedged")

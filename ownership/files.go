@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/routinely/routinely/internal/atomicfile"
 )
 
 // File names inside the state directory (DESIGN.md §2).
@@ -73,53 +75,75 @@ func writeFileAtomic(dir, name string, data []byte, durable bool) (err error) {
 	return nil
 }
 
-// readJSON reads dir/name into v. It returns fs.ErrNotExist (wrapped) when the file is missing
-// and errGarbage (wrapped, naming the file) when it is empty or not valid JSON.
+// maxStateFile bounds every read of owner.json, takeover.json and takeover.reply.json: the
+// owner and challengers write about 1 KiB (os.Args included), so anything larger is garbage,
+// never read whole. A command line of more than 1 MiB would make its record unreadable too.
+const maxStateFile = 1 << 20
+
+// readJSON reads dir/name into v: readJSONFile without the fstat.
 func readJSON(dir, name string, v any) error {
-	path := filepath.Join(dir, name)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
-	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("%s is %w (%v); it is rewritten by the next owner", path, errGarbage, err)
-	}
-	return nil
+	_, err := readJSONFile(dir, name, v)
+	return err
 }
 
-// readStateFile reads the JSON state file dir/name. It returns (nil, nil) when the file is
-// missing, errGarbage (wrapped, naming the file) when it does not parse or lacks what complete
-// requires (missing says what, for the message), or the read error (wrapped).
-func readStateFile[T any](dir, name, missing string, complete func(*T) bool) (*T, error) {
+// readJSONFile reads dir/name into v through atomicfile.Read (no blocking on a named pipe, no
+// symbolic link followed, at most maxStateFile bytes) and returns the opened file's fstat. It
+// returns fs.ErrNotExist (wrapped) when the file is missing and errGarbage (wrapped, naming the
+// file) when it is not a regular file, is too large, empty or not valid JSON.
+func readJSONFile(dir, name string, v any) (fs.FileInfo, error) {
+	path := filepath.Join(dir, name)
+	data, fi, err := atomicfile.Read(path, maxStateFile)
+	switch {
+	case errors.Is(err, atomicfile.ErrNotRegular), errors.Is(err, atomicfile.ErrTooLarge):
+		return nil, fmt.Errorf("%v, so it is %w", err, errGarbage)
+	case err != nil:
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return nil, fmt.Errorf("%s is %w (%v); it is rewritten by the next owner", path, errGarbage, err)
+	}
+	return fi, nil
+}
+
+// readStateFile reads the JSON state file dir/name and returns it with its fstat. It returns
+// (nil, nil, nil) when the file is missing, errGarbage (wrapped, naming the file) when it is not
+// a regular file, does not parse or lacks what complete requires (missing says what, for the
+// message), or the read error (wrapped).
+func readStateFile[T any](dir, name, missing string, complete func(*T) bool) (*T, fs.FileInfo, error) {
 	v := new(T)
-	err := readJSON(dir, name, v)
+	fi, err := readJSONFile(dir, name, v)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil
+		return nil, nil, nil
 	case err != nil:
-		return nil, err
+		return nil, nil, err
 	case !complete(v):
-		return nil, fmt.Errorf("%s is %w (no %s)", filepath.Join(dir, name), errGarbage, missing)
+		return nil, nil, fmt.Errorf("%s is %w (no %s)", filepath.Join(dir, name), errGarbage, missing)
 	}
-	return v, nil
+	return v, fi, nil
 }
 
 // readRecord returns owner.json, nil when it is missing, or errGarbage (wrapped) when it cannot
 // be parsed or lacks a token or pid. Readers treat every failure as "owner unknown".
 func readRecord(dir string) (*Record, error) {
-	return readStateFile(dir, recordName, "token or pid", func(r *Record) bool { return r.Token != "" && r.PID > 0 })
+	r, _, err := readStateFile(dir, recordName, "token or pid", func(r *Record) bool { return r.Token != "" && r.PID > 0 })
+	return r, err
 }
 
-// readRequest returns takeover.json, nil when it is missing, or errGarbage (wrapped) when it
-// cannot be parsed or has no id.
+// readRequest returns takeover.json with writerUID set from the opened file's owner, nil when it
+// is missing, or errGarbage (wrapped) when it cannot be parsed or has no id.
 func readRequest(dir string) (*Request, error) {
-	return readStateFile(dir, requestName, "id", func(r *Request) bool { return r.ID != "" })
+	r, fi, err := readStateFile(dir, requestName, "id", func(r *Request) bool { return r.ID != "" })
+	if r != nil {
+		r.writerUID = fileOwner(fi)
+	}
+	return r, err
 }
 
 // readReply returns takeover.reply.json, or nil when it is missing or unreadable (a challenger
 // then simply has no answer yet).
 func readReply(dir string) *Reply {
-	r, err := readStateFile(dir, replyName, "request id", func(r *Reply) bool { return r.RequestID != "" })
+	r, _, err := readStateFile(dir, replyName, "request id", func(r *Reply) bool { return r.RequestID != "" })
 	if err != nil {
 		return nil
 	}

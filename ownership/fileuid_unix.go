@@ -3,20 +3,16 @@
 package ownership
 
 import (
-	"os"
-	"path/filepath"
+	"io/fs"
 	"syscall"
 )
 
-// requestFileUID returns the owner uid of takeover.json (-1 when unknown): the file's owner, not
-// the uid it claims inside, decides who wrote it.
-func requestFileUID(dir string) int {
-	fi, err := os.Stat(filepath.Join(dir, requestName))
-	if err != nil {
-		return -1
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return int(st.Uid)
+// fileOwner returns the uid owning the file described by fi (-1 when unknown).
+func fileOwner(fi fs.FileInfo) int {
+	if fi != nil {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			return int(st.Uid)
+		}
 	}
 	return -1
 }

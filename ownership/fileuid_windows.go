@@ -1,7 +1,10 @@
 package ownership
 
-import "os"
+import (
+	"io/fs"
+	"os"
+)
 
-// requestFileUID trusts the directory ACL on Windows (only its user can write there) and returns
-// the caller's uid (-1 on Windows, matching os.Getuid).
-func requestFileUID(string) int { return os.Getuid() }
+// fileOwner trusts the directory ACL on Windows (only its user can write there) and returns the
+// caller's uid (-1 on Windows, matching os.Getuid).
+func fileOwner(fs.FileInfo) int { return os.Getuid() }

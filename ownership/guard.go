@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 
 	"github.com/gofrs/flock"
+
+	"github.com/routinely/routinely/internal/atomicfile"
 )
 
 // guard is the exclusive OS lock on owner.lock (flock(2) / LockFileEx). The file is created once
@@ -19,14 +21,20 @@ type guard struct {
 	held fs.FileInfo // fstat of the locked descriptor at acquisition
 }
 
-// tryGuard makes one non-blocking attempt at the exclusive lock of dir/owner.lock. It returns
-// (guard, nil) on success, (nil, nil) when another open file description holds it, or an I/O
-// error (wrapped).
+// tryGuard makes one non-blocking attempt at the exclusive lock of dir/owner.lock, creating it
+// (0600) when missing. The open never blocks (a named pipe there would wait for a writer forever)
+// and never follows a symbolic link (which could point at another user's file): see
+// atomicfile.NoFollow. It returns (guard, nil) on success, (nil, nil) when another open file
+// description holds it, or an error: ErrUnsafeDir (wrapped, see notGuardFile) when owner.lock is
+// not a regular file, else the I/O error (wrapped).
 func tryGuard(dir string) (*guard, error) {
 	path := filepath.Join(dir, lockName)
-	fl := flock.New(path, flock.SetPermissions(0o600))
+	fl := flock.New(path, flock.SetPermissions(0o600), flock.SetFlag(os.O_CREATE|os.O_RDONLY|atomicfile.NoFollow))
 	ok, err := fl.TryLock()
 	if err != nil {
+		if fi, lerr := os.Lstat(path); lerr == nil && !fi.Mode().IsRegular() {
+			return nil, notGuardFile(path, fi)
+		}
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	if !ok {
@@ -37,14 +45,27 @@ func tryGuard(dir string) (*guard, error) {
 		_ = fl.Unlock()
 		return nil, fmt.Errorf("stat %s: %w", path, err)
 	}
+	if !fi.Mode().IsRegular() {
+		_ = fl.Unlock()
+		return nil, notGuardFile(path, fi)
+	}
 	return &guard{path: path, fl: fl, held: fi}, nil
+}
+
+// notGuardFile is the refusal of an owner.lock that is not a regular file (a named pipe, a
+// symbolic link, a directory). Routinely never replaces owner.lock by itself: two processes doing
+// so at once could each lock a different file and both own. It returns ErrUnsafeDir (wrapped)
+// naming the file, what it is and the command that fixes it.
+func notGuardFile(path string, fi fs.FileInfo) error {
+	return fmt.Errorf("%w: %s is not a regular file (mode %s), so it cannot be the guard; remove it (`rm %s`) while no Routinely process runs",
+		ErrUnsafeDir, path, fi.Mode(), path)
 }
 
 // intact checks that owner.lock on disk is still the file whose lock we hold: same device and
 // inode, and still linked. It returns ErrGuardReplaced (wrapped, with what was found) otherwise,
 // including when the path cannot be examined at all.
 func (g *guard) intact() error {
-	onDisk, err := os.Stat(g.path)
+	onDisk, err := os.Lstat(g.path) // a symlink in its place is a different file too
 	if err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrGuardReplaced, g.path, err)
 	}

@@ -45,7 +45,7 @@ type Handle struct {
 
 	events   chan Event
 	closed   bool  // the handle is lost: events, lost and asks are closed
-	lostErr  error // ErrReleased or ErrGuardReplaced once lost
+	lostErr  error // ErrReleased, ErrHandoverFailed (wrapped) or ErrGuardReplaced once lost
 	lost     chan struct{}
 	wake     chan struct{} // nudges the heartbeat loop (capacity 1)
 	loopDone chan struct{} // closed when the heartbeat loop has returned
@@ -89,9 +89,11 @@ func (h *Handle) Admitting() bool {
 	return h.admitting
 }
 
-// Err returns nil while this handle owns, then why it stopped: ErrReleased (Release or an
-// approved takeover) or ErrGuardReplaced (owner.lock was deleted or replaced; the caller should
-// go back to Wait to contend for the new guard).
+// Err returns nil while this handle owns, then why it stopped: ErrReleased (Release, or an
+// approved takeover whose requester now owns); ErrHandoverFailed (wrapped, with the reason: the
+// guard was let go for an approved takeover but nobody took it within 5 s; the caller should
+// Acquire again, which owns at a new epoch); or ErrGuardReplaced (owner.lock was deleted or
+// replaced; the caller should go back to Wait to contend for the new guard).
 func (h *Handle) Err() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -165,7 +167,8 @@ func (h *Handle) NoteJournal(since time.Time, err error) {
 // lost. Events are dropped, never queued without bound, when the reader falls 64 behind.
 func (h *Handle) Events() <-chan Event { return h.events }
 
-// Lost is closed when this handle no longer owns (released, yielded or guard replaced).
+// Lost is closed when this handle no longer owns (released, yielded, handover failed or guard
+// replaced); Err says which.
 func (h *Handle) Lost() <-chan struct{} { return h.lost }
 
 // Pending returns a copy of the takeover request awaiting a decision (PolicyAsk), or nil.

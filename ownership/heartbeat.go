@@ -119,7 +119,9 @@ func (h *Handle) loseGuard(err error) {
 // written (durably) while the guard is still held, then the guard is unlocked. A yield first
 // checks, as late as possible, that its challenger still wants the routines: one that withdrew,
 // died or ran out of time would leave them unowned, so the owner drops the request and carries
-// on instead. It returns true when the handle is gone.
+// on instead. After unlocking for a yield it waits to see the requester own (awaitSuccessor);
+// if nobody does, the handle ends with ErrHandoverFailed rather than ErrReleased, so that its
+// user takes the routines back. It returns true when the handle is gone.
 func (h *Handle) finishIfDrained() bool {
 	h.mu.Lock()
 	yieldFor, releasing := h.yieldFor, h.releasing
@@ -146,6 +148,13 @@ func (h *Handle) finishIfDrained() bool {
 		// LOCK_UN does not fail on a valid descriptor; if it ever did, the lock would stay held
 		// until this process exits: nobody else could own meanwhile, but nobody would own twice.
 		h.log.Warn("guard unlock failed; it is freed when this process exits", "err", err)
+	}
+	unregister(h.dir) // the guard is free: an Acquire in this process may take it now
+	if !releasing {
+		if err := h.awaitSuccessor(yieldFor); err != nil {
+			h.close(err)
+			return true
+		}
 	}
 	h.close(ErrReleased)
 	return true

@@ -20,8 +20,8 @@ import (
 // is gone (a child kept an inherited descriptor), the descriptors in /proc/*/fd name the holder.
 func guardHolder(dir string) (held bool, pid int, err error) {
 	path := filepath.Join(dir, lockName)
-	fi, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	fi, err := os.Lstat(path) // never follows a symlink in owner.lock's place: nobody can own through it
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.Mode().IsRegular()) {
 		return false, 0, nil
 	}
 	if err != nil {

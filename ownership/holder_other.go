@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 
 	"github.com/gofrs/flock"
+
+	"github.com/routinely/routinely/internal/atomicfile"
 )
 
 // guardHolder reports whether dir/owner.lock is locked. Without /proc/locks the only way to ask
@@ -18,11 +20,13 @@ import (
 // retries on its next poll). The holder pid is unknown (0) on these systems.
 func guardHolder(dir string) (held bool, pid int, err error) {
 	path := filepath.Join(dir, lockName)
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+	// Nobody can own through anything but a regular file (see tryGuard).
+	if fi, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.Mode().IsRegular()) {
 		return false, 0, nil
 	}
-	// O_RDONLY without O_CREATE: an observer never creates the guard.
-	fl := flock.New(path, flock.SetFlag(os.O_RDONLY))
+	// O_RDONLY without O_CREATE: an observer never creates the guard. NoFollow: a named pipe
+	// swapped in after the look above must not block the open.
+	fl := flock.New(path, flock.SetFlag(os.O_RDONLY|atomicfile.NoFollow))
 	ok, err := fl.TryLock()
 	if err != nil {
 		return false, 0, fmt.Errorf("probe %s: %w", path, err)

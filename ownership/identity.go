@@ -96,3 +96,18 @@ func recordIdentity(r *Record) procIdentity {
 func requesterIdentity(r Requester) procIdentity {
 	return procIdentity{PID: r.PID, StartMS: r.PIDStartMS, StartTicks: r.PIDStartTicks}
 }
+
+// sameStart reports whether a and b name the same process: same pid and start time (exact raw
+// ticks when both have them, else create times within startToleranceMS), as sameProcess judges
+// a running process against a recorded identity. It compares two recorded identities and asks
+// the OS nothing.
+func sameStart(a, b procIdentity) bool {
+	if a.PID != b.PID || a.PID <= 0 {
+		return false
+	}
+	if a.StartTicks != 0 && b.StartTicks != 0 {
+		return a.StartTicks == b.StartTicks
+	}
+	d := a.StartMS - b.StartMS
+	return d <= startToleranceMS && d >= -startToleranceMS
+}

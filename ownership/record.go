@@ -88,6 +88,11 @@ type Request struct {
 	RequestedAt time.Time `json:"requested_at"`
 	ExpiresAt   time.Time `json:"expires_at"`
 	Reason      string    `json:"reason,omitempty"`
+
+	// writerUID is the uid owning the takeover.json this request was read from (-1 when
+	// unknown), taken from the opened file: the file's owner, not the uid it claims inside,
+	// says who wrote it.
+	writerUID int
 }
 
 // Decision is the owner's answer to a takeover request.

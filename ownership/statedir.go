@@ -16,9 +16,10 @@ import (
 // path (symlinks resolved, so two aliases of one directory share one guard).
 //
 // Errors: ErrUnsafeDir (wrapped, naming the directory, the reason and what to do) when the
-// directory is owned by another user (directly or as a symlink's target), is group- or
-// world-writable, is not a directory, or (Linux) is on NFS, SMB/CIFS or FUSE, where file locks are
-// not shared between machines; an I/O error (wrapped) when it cannot be created or examined.
+// directory is owned by another user (directly or as a symlink's target), grants its group or
+// others any access (Unix mode bits 0077), is not a directory, or (Linux) is on NFS, SMB/CIFS or
+// FUSE, where file locks are not shared between machines; an I/O error (wrapped) when it cannot
+// be created or examined.
 func StateDir(override string) (string, error) {
 	dir := override
 	if dir == "" {

@@ -9,8 +9,10 @@ import (
 	"syscall"
 )
 
-// checkDirAccess refuses a directory not owned by the effective uid, or writable by its group or
-// by others: another user could then replace owner.lock and defeat the guard.
+// checkDirAccess refuses a directory not owned by the effective uid, or open in any way to its
+// group or to others: with write access another user could replace owner.lock and defeat the
+// guard; with read or search access they could read journal.db, which holds the routines'
+// captured output (tokens, keys). The fix it names is exact: `chmod 700 DIR`.
 func checkDirAccess(dir string, fi fs.FileInfo) error {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		if uid := os.Geteuid(); int(st.Uid) != uid {
@@ -18,8 +20,8 @@ func checkDirAccess(dir string, fi fs.FileInfo) error {
 				ErrUnsafeDir, dir, st.Uid, uid)
 		}
 	}
-	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
-		return fmt.Errorf("%w: %s is group- or world-writable (mode %04o), so another user could replace its files; run `chmod 700 %s`",
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return fmt.Errorf("%w: %s is open to other users (mode %04o), who could read the routines' output or replace its files; run `chmod 700 %s`",
 			ErrUnsafeDir, dir, perm, dir)
 	}
 	return nil

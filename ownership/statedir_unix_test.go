@@ -56,6 +56,21 @@ func TestStateDirRefusesUnsafe(t *testing.T) {
 	if !errors.Is(err, ErrUnsafeDir) || !strings.Contains(err.Error(), wide) || !strings.Contains(err.Error(), "chmod 700") {
 		t.Fatalf("world-writable: %v", err)
 	}
+	// Readable or searchable by others is refused too: journal.db holds the routines' output.
+	for _, mode := range []os.FileMode{0o755, 0o750, 0o701, 0o710} {
+		if err := os.Chmod(wide, mode); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := StateDir(wide); !errors.Is(err, ErrUnsafeDir) || !strings.Contains(err.Error(), "`chmod 700 "+wide+"`") {
+			t.Errorf("mode %04o: %v, want ErrUnsafeDir with `chmod 700 %s`", mode, err, wide)
+		}
+	}
+	if err := os.Chmod(wide, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := StateDir(wide); err != nil {
+		t.Fatalf("mode 0700 refused: %v", err)
+	}
 	file := filepath.Join(base, "file")
 	if err := os.WriteFile(file, nil, 0o600); err != nil {
 		t.Fatal(err)

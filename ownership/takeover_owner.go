@@ -1,6 +1,7 @@
 package ownership
 
 import (
+	"fmt"
 	"os"
 	"time"
 )
@@ -60,7 +61,7 @@ func (h *Handle) ignoreReason(req *Request) string {
 	switch {
 	case req.TargetToken != h.token:
 		return "addressed to another owner"
-	case req.Requester.UID != os.Getuid() || requestFileUID(h.dir) != os.Getuid():
+	case req.Requester.UID != os.Getuid() || req.writerUID != os.Getuid():
 		return "written by another user"
 	case req.Requester.Host != host:
 		return "written on another host"
@@ -204,4 +205,58 @@ func (h *Handle) writeReply(r Reply) {
 		h.log.Warn("takeover reply not written", "err", err)
 		h.reportWriteFailure(err)
 	}
+}
+
+// handoverWait bounds how long an owner that let go of the guard for an approved takeover waits
+// to see the requester own. A live challenger tries the guard every 50 ms and writes its record
+// right after locking it, so a real handover shows within milliseconds; the margin is for a
+// loaded machine.
+const handoverWait = 5 * time.Second
+
+// awaitSuccessor runs after the guard was unlocked for the approved request req. It returns nil
+// once req's requester owns (the guard is held and owner.json names the requester's pid and start
+// time), or when handoverWait passes with the guard held by anyone (the routines are owned; a
+// standby may have won the race). It returns ErrHandoverFailed (wrapped, with the reason) when
+// the guard is still free at the deadline, or at once when the requester has exited without
+// taking it: a forged request, or a challenger that hung or died after the approval, must not
+// leave the routines unowned. A Release meanwhile ends the wait (nil): the process is stopping.
+func (h *Handle) awaitSuccessor(req *Request) error {
+	want := requesterIdentity(req.Requester)
+	deadline := time.Now().Add(handoverWait)
+	for {
+		held, holder, err := guardHolder(h.dir)
+		if err == nil && held {
+			if rec, _ := readRecord(h.dir); rec != nil && rec.Token != h.token &&
+				sameStart(recordIdentity(rec), want) && (holder == 0 || holder == rec.PID) {
+				h.log.Info("handed over", "to_pid", rec.PID, "epoch", rec.Epoch)
+				return nil
+			}
+		}
+		var why string
+		switch {
+		case h.isReleasing():
+			return nil
+		case err == nil && !held && !sameProcess(want):
+			why = fmt.Sprintf("requester pid %d exited without taking the routines", req.Requester.PID)
+		case !time.Now().Before(deadline) && err == nil && held:
+			h.log.Warn("the guard is held, but owner.json does not name the approved requester; leaving the routines to the holder",
+				"requester_pid", req.Requester.PID, "holder_pid", holder)
+			return nil
+		case !time.Now().Before(deadline):
+			why = fmt.Sprintf("requester pid %d did not take the routines within %s", req.Requester.PID, handoverWait)
+		}
+		if why != "" {
+			h.log.Warn("approved takeover did not complete; the routines are free to take back",
+				"request", req.ID, "reason", why)
+			return fmt.Errorf("%w: %s", ErrHandoverFailed, why)
+		}
+		time.Sleep(waitPoll)
+	}
+}
+
+// isReleasing reports whether Release has been called.
+func (h *Handle) isReleasing() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.releasing
 }

@@ -90,7 +90,13 @@ func TestTakeoverApproved(t *testing.T) {
 	if h.Epoch() <= epoch {
 		t.Fatalf("new epoch %d not above %d", h.Epoch(), epoch)
 	}
+	// The old owner sees its successor own (it checks before it ends) well before it would give
+	// up waiting for one.
+	owned := time.Now()
 	owner.expect("lost "+ErrReleased.Error(), long)
+	if d := time.Since(owned); d > handoverWait/2 {
+		t.Fatalf("the old owner took %s to see the challenger own", d)
+	}
 	assertNoTakeoverFiles(t, dir)
 	if st, _ := Inspect(dir); st.HolderPID != os.Getpid() || st.Record.Token != h.Token() {
 		t.Fatalf("after takeover: %+v", st)
@@ -168,6 +174,8 @@ func TestTakeoverInvalidRequestsIgnored(t *testing.T) {
 			r.Requester.UID = 65534
 			return 65534
 		},
+		// Claims to be this user, but the file (as opened and fstat'ed) belongs to another.
+		"file-of-other-uid": func(*Request) int { return 65534 },
 	}
 	for name, mut := range cases {
 		req := base()

@@ -68,6 +68,9 @@ func openJournalBusy(path string, busy time.Duration) (*Journal, error) {
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(FULL)")
 	q.Add("_txlock", "immediate")
+	if err := createPrivate(path); err != nil { // before SQLite creates it world-readable
+		return nil, fmt.Errorf("open journal %s: %w", path, err)
+	}
 	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("open journal %s: %w", path, err)

@@ -90,7 +90,10 @@ func runDaemon(ctx context.Context, e *env, o daemonOptions) error {
 		if errors.Is(err, errNoConfig) {
 			return fmt.Errorf("%w\nThe daemon did not start", err)
 		}
-		return fmt.Errorf("%w\nThe daemon did not start: fix the file ('routinely validate' checks it)", err)
+		if errors.Is(err, scheduler.ErrConfig) {
+			return fmt.Errorf("%w\nThe daemon did not start: fix the file ('routinely validate' checks it)", err)
+		}
+		return err
 	}
 	p, err := e.resolve()
 	if err != nil {
@@ -122,6 +125,15 @@ func runDaemon(ctx context.Context, e *env, o daemonOptions) error {
 		if ctx.Err() != nil {
 			fmt.Fprintf(e.stderr, "Stopped%s; the routines are released.\n", onSignal(ctx))
 			return nil
+		}
+		if err := h.Err(); errors.Is(err, ownership.ErrHandoverFailed) {
+			// Nobody took the guard after the approval (a forged request, a challenger that hung):
+			// own again, at a new epoch, rather than leave the routines unowned. Through the
+			// standby path: should another process have taken them meanwhile, this one waits.
+			e.logger.Warn("taking the routines back", "err", err)
+			fmt.Fprintf(e.stderr, "The %v; taking the routines back.\n", err)
+			o.takeover, o.wait, o.timeoutSet = false, true, false
+			continue
 		}
 		switch ev := why(); {
 		case ev.Kind == ownership.EventGuardReplaced:

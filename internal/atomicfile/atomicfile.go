@@ -1,6 +1,8 @@
 // Package atomicfile replaces a small file so that readers see the old or the new content, never
 // a mix, and a crash never leaves half a file (the app's settings and login items; the ownership
-// files have their own writer in ownership/, tuned for the heartbeat).
+// files have their own writer in ownership/, tuned for the heartbeat). Read and OpenRegular open
+// such a file back without blocking on a named pipe, following a symbolic link or reading more
+// than a bound: every file in the state directory is read through them.
 package atomicfile
 
 import (

@@ -196,7 +196,10 @@ func (s *Session) own(ctx context.Context, h *ownership.Handle) {
 	}
 	s.mu.Unlock()
 	s.poke()
-	if yielded != nil && ctx.Err() == nil {
+	if errors.Is(h.Err(), ownership.ErrHandoverFailed) {
+		// The approved requester never took the guard; the loop in Run owns again at once.
+		s.logger.Warn("the approved takeover did not complete; taking the routines back", "err", h.Err())
+	} else if yielded != nil && ctx.Err() == nil {
 		s.awaitSuccessor(ctx, *yielded)
 	}
 	if err == nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/routinely/routinely/internal/atomicfile"
@@ -14,6 +13,9 @@ import (
 
 // settingsFile is the desktop app's own settings, beside owner.json in the state directory.
 const settingsFile = "desktop-settings.json"
+
+// maxSettingsFile bounds the read of the settings: they take a few dozen bytes.
+const maxSettingsFile = 64 << 10
 
 // Settings are the desktop app's preferences that outlive a run.
 type Settings struct {
@@ -24,7 +26,8 @@ type Settings struct {
 // (ask before any takeover).
 func LoadSettings(dir string) (Settings, error) {
 	s := Settings{TakeoverPolicy: ownership.PolicyAsk}
-	b, err := os.ReadFile(filepath.Join(dir, settingsFile))
+	// Bounded and never blocking on a named pipe, like every state file (atomicfile.Read).
+	b, _, err := atomicfile.Read(filepath.Join(dir, settingsFile), maxSettingsFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return s, nil
 	}
