@@ -100,12 +100,8 @@ func openJournalBusy(path string, busy time.Duration) (*Journal, error) {
 // saying what to do, when path holds something else; one naming the version when the schema is
 // newer than this program; the open error, wrapped.
 func OpenJournalReadOnly(path string) (*Journal, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("open journal %s read-only: %w", path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("open journal read-only: %w", notJournal(path, fmt.Sprintf("it is not a regular file (%s)", fi.Mode().Type())))
+	if _, err := statJournal(path); err != nil {
+		return nil, fmt.Errorf("open journal read-only: %w", err)
 	}
 	db, err := openReadOnlyDB(path, 5*time.Second) // SQLite itself refuses to create the file
 	if err != nil {

@@ -30,15 +30,12 @@ var journalTables = []string{"epochs", "runs", "requests", "pauses", "arming", "
 // check opens the file read-only, waiting up to busy for a lock, and changes nothing. Errors of
 // reading it (a lock held longer, permission) are returned wrapped.
 func checkJournalFile(path string, busy time.Duration) (int, error) {
-	fi, err := os.Stat(path)
+	fi, err := statJournal(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return 0, nil // OpenJournal creates it
 	case err != nil:
-		return 0, fmt.Errorf("journal %s: %w", path, err)
-	case !fi.Mode().IsRegular():
-		// A FIFO would block SQLite's first read forever; a directory or device is no journal.
-		return 0, notJournal(path, fmt.Sprintf("it is not a regular file (%s)", fi.Mode().Type()))
+		return 0, err
 	case fi.Size() == 0:
 		return 0, nil
 	}
@@ -48,6 +45,26 @@ func checkJournalFile(path string, busy time.Duration) (int, error) {
 	}
 	defer func() { _ = db.Close() }()
 	return journalVersion(db, path)
+}
+
+// statJournal returns what is at path without following a symbolic link. Errors: one wrapping
+// fs.ErrNotExist when there is nothing; one wrapping ErrNotJournal when it is not a regular
+// file — a FIFO would block SQLite's first read forever, a directory or device is no journal,
+// and a symbolic link is never followed for a file Routinely writes (it could point at any file
+// of this user's); the Lstat error otherwise. SQLite then opens the path itself: nobody else can
+// swap the file in between, since the state directory is private to this user (ownership's
+// checkDirSafe refuses any other).
+func statJournal(path string) (fs.FileInfo, error) {
+	fi, err := os.Lstat(path)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("journal %s: %w", path, err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return nil, notJournal(path, "it is a symbolic link, and Routinely never follows one in its state directory (move the file it points to here instead)")
+	case !fi.Mode().IsRegular():
+		return nil, notJournal(path, fmt.Sprintf("it is not a regular file (%s)", fi.Mode().Type()))
+	}
+	return fi, nil
 }
 
 // openReadOnlyDB opens path for reading only: SQLite refuses to create or write it, and no

@@ -53,6 +53,26 @@ func TestNotAJournalIsRefusedAndKept(t *testing.T) {
 		"a journal version without the journal's tables": func(t *testing.T, path string) []byte {
 			return foreignDB(t, path, `CREATE TABLE runs (x)`, `PRAGMA user_version = 1`)
 		},
+		// Even a real journal is not opened through a link: nothing in the state directory is
+		// followed. (want is the target's bytes: os.ReadFile below follows the link.)
+		"a symbolic link to a journal": func(t *testing.T, path string) []byte {
+			target := filepath.Join(t.TempDir(), "elsewhere.db")
+			j, err := OpenJournal(target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := j.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(target, path); err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return data
+		},
 	}
 	for name, make := range cases {
 		t.Run(name, func(t *testing.T) {
