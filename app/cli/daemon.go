@@ -46,7 +46,8 @@ SIGINT, SIGTERM or SIGHUP (the terminal or ssh session closed) stops admitting r
 runs in flight (up to %s), releases and exits 0; under nohup, SIGHUP is ignored. Once
 stopping, a SIGINT or SIGTERM exits at once with 130 (143 for SIGTERM; runs in flight are then
 recorded as interrupted by the next owner); a further SIGHUP changes nothing.
-When this daemon approves a takeover it hands over and exits 0.`, fmtDur(core.DrainTimeout)),
+When this daemon approves a takeover it hands over and exits 0; if the requester has not
+taken the routines within 5s, it takes them back at a new epoch and carries on.`, fmtDur(core.DrainTimeout)),
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.timeoutSet = cmd.Flags().Changed("timeout")

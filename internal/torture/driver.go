@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -117,7 +118,8 @@ func (d *Driver) Step() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	actions := []string{"kill", "kill", "kill", "stop", "stop", "term", "term", "hup", "takeover", "takeover",
-		"withdraw", "restart", "restart", "delete-record", "truncate-record", "garbage-record", "lock-journal"}
+		"withdraw", "restart", "restart", "delete-record", "truncate-record", "garbage-record", "fifo-record",
+		"fifo-request", "lock-journal"}
 	a := actions[d.Rng.Intn(len(actions))]
 	switch a {
 	case "kill", "term", "stop", "hup":
@@ -206,7 +208,8 @@ func (d *Driver) lockJournal() {
 	}()
 }
 
-// corruptRecord attacks owner.json, which is diagnostics only: nothing may depend on it.
+// corruptRecord attacks owner.json, which is diagnostics only: nothing may depend on it, and
+// puts named pipes where the owner reads its record and takeover requests.
 func (d *Driver) corruptRecord(a string) {
 	record := filepath.Join(d.Home, "owner.json")
 	switch a {
@@ -214,6 +217,13 @@ func (d *Driver) corruptRecord(a string) {
 		d.logf("delete owner.json: %v", os.Remove(record))
 	case "truncate-record":
 		d.logf("truncate owner.json: %v", os.Truncate(record, int64(d.Rng.Intn(40))))
+	case "fifo-record", "fifo-request":
+		// A named pipe must not block the owner, a standby or an observer: readers open state
+		// files without blocking and refuse anything but a regular file; writers replace it.
+		name := map[string]string{"fifo-record": "owner.json", "fifo-request": "takeover.json"}[a]
+		path := filepath.Join(d.Home, name)
+		_ = os.Remove(path)
+		d.logf("%s as a FIFO: %v", name, syscall.Mkfifo(path, 0o600))
 	case "garbage-record":
 		junk := make([]byte, 1+d.Rng.Intn(300))
 		d.Rng.Read(junk)
