@@ -35,7 +35,8 @@ type validator struct {
 	base      string
 	positions map[string]pos
 	problems  []Problem
-	local     zone // the system zone, for routines without a timezone (read once per file)
+	local     zone      // the system zone, for routines without a timezone (read once per file)
+	now       time.Time // when the file is validated: a calendar schedule must have a slot after it
 }
 
 // problem records a finding at the key path (or its closest known parent).
@@ -262,8 +263,9 @@ func (v *validator) scheduleOf(r *Routine, f fields, name string) {
 	case KindEvery:
 		s, _ := f.vals["every"].(string)
 		d, err := time.ParseDuration(s)
-		if err != nil || d < time.Second {
-			bad("every", "every must be a duration of at least 1s, got %q", f.vals["every"])
+		if err != nil || d < time.Second || d > MaxEvery {
+			bad("every", "every must be a duration from 1s to %s (%d days), got %q; for longer periods use a cron or at schedule",
+				shortDuration(MaxEvery), MaxEvery/(24*time.Hour), f.vals["every"])
 			return
 		}
 		r.Every = d
@@ -309,6 +311,20 @@ func (v *validator) scheduleOf(r *Routine, f fields, name string) {
 		}
 		r.At, r.sched = at, cs
 	}
+	// A calendar schedule without a slot within the horizon never fires ("0 0 31 2 *": there is
+	// no 31 February); see slotHorizonYears for why the horizon settles it.
+	if r.sched != nil && r.sched.next(v.now).IsZero() {
+		bad(r.Kind, "%s %s never fires: no date matches within %d years (is it a day the month does not have, like 31 February?)",
+			r.Kind, quoteSchedule(f.vals[r.Kind]), slotHorizonYears)
+	}
+}
+
+// quoteSchedule renders a cron string or an at list as written, for messages.
+func quoteSchedule(v any) string {
+	if s, ok := v.(string); ok {
+		return fmt.Sprintf("%q", s)
+	}
+	return fmt.Sprint(v)
 }
 
 // exactlyOne returns the one key of group that the routine sets. When it sets none, missing is
