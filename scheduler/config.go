@@ -164,7 +164,7 @@ func parseConfig(file string, data []byte) (*Config, error) {
 		seen[r.Name] = true
 		cfg.Routines = append(cfg.Routines, r)
 	}
-	cfg.Problems = v.problems
+	cfg.Problems = v.report()
 	return cfg, nil
 }
 

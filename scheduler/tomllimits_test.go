@@ -58,7 +58,7 @@ func hostileConfigs(size int) []struct {
 // maxAllocPerByte bytes allocated per byte of file (the deep nesting of 40 KB allocated
 // 16,000 per byte before), and no table that makes the decoder quadratic.
 func TestHostileConfigsCostLinearWork(t *testing.T) {
-	const maxAllocPerByte = 1500 // measured: 0 to 820
+	const maxAllocPerByte = 1500 // measured: 0 to 610
 	// 64 KiB: the cost per byte is the same at any size when linear, and the race detector
 	// makes the full size take minutes. BenchmarkHostileConfigs runs that.
 	for _, c := range hostileConfigs(64 << 10) {
@@ -204,5 +204,27 @@ func BenchmarkHostileConfigs(b *testing.B) {
 				_, _ = parseConfig("routines.toml", c.data)
 			}
 		})
+	}
+}
+
+// A file reports its first maxProblems problems and one counting the rest; a routine whose
+// problems are past the cap is still left out.
+func TestProblemsAreCappedPerFile(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("[[routine]]\nname = \"ok\"\nevery = \"1m\"\nnotify = { title = \"x\" }\n")
+	b.WriteString("[[routine]]\nname = \"list\"\nevery = \"1m\"\nnotify = { title = \"x\" }\nnotify_on = [" + strings.Repeat("1, ", 150) + "]\n")
+	b.WriteString("[[routine]]\nname = \"late\"\nevery = \"soon\"\nnotify = { title = \"x\" }\n")
+	cfg, err := parseConfig("routines.toml", []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Routines) != 1 || cfg.Routines[0].Name != "ok" {
+		t.Fatalf("valid routines %v, want only ok", cfg.Routines)
+	}
+	if len(cfg.Problems) != maxProblems+1 {
+		t.Fatalf("%d problems, want %d", len(cfg.Problems), maxProblems+1)
+	}
+	if last := cfg.Problems[maxProblems].String(); last != "routines.toml:9:1: 51 more problems from here on are not shown; fix the ones above first" {
+		t.Fatalf("last problem: %s", last)
 	}
 }

@@ -29,12 +29,19 @@ var (
 		"wed": time.Wednesday, "thu": time.Thursday, "fri": time.Friday, "sat": time.Saturday}
 )
 
+// maxProblems is how many problems one file reports. A file with more (a list of a million bad
+// entries, a generated file gone wrong) gets one last problem counting the rest: the first
+// ones say what to fix, and the daemon, status and the desktop window stay small.
+const maxProblems = 100
+
 // validator collects problems with their routines.toml positions.
 type validator struct {
 	file      string
 	base      string
 	positions map[string]pos
-	problems  []Problem
+	problems  []Problem // the first maxProblems found
+	found     int       // problems found, kept or not
+	more      *Problem  // the first one past maxProblems
 	local     zone      // the system zone, for routines without a timezone (read once per file)
 	now       time.Time // when the file is validated: a calendar schedule must have a slot after it
 }
@@ -42,8 +49,30 @@ type validator struct {
 // problem records a finding at the key path (or its closest known parent).
 func (v *validator) problem(routine, path, format string, args ...any) {
 	p := v.posOf(path)
-	v.problems = append(v.problems, Problem{File: v.file, Line: p.Line, Col: p.Col, Routine: routine,
-		Message: fmt.Sprintf(format, args...)})
+	v.add(Problem{File: v.file, Line: p.Line, Col: p.Col, Routine: routine, Message: fmt.Sprintf(format, args...)})
+}
+
+// add records p, or only counts it past maxProblems.
+func (v *validator) add(p Problem) {
+	v.found++
+	switch {
+	case len(v.problems) < maxProblems:
+		v.problems = append(v.problems, p)
+	case v.more == nil:
+		v.more = &p
+	}
+}
+
+// report returns the problems to show: the first maxProblems, and one at the first left out
+// that says how many more there are.
+func (v *validator) report() []Problem {
+	if v.more == nil {
+		return v.problems
+	}
+	p := *v.more
+	p.Routine = ""
+	p.Message = fmt.Sprintf("%d more problems from here on are not shown; fix the ones above first", v.found-len(v.problems))
+	return append(v.problems, p)
 }
 
 func (v *validator) posOf(path string) pos {
@@ -102,7 +131,7 @@ func contains(list []string, s string) bool {
 // routine validates one [[routine]] table; it returns nil (after recording problems) when the
 // routine is invalid.
 func (v *validator) routine(path string, tab, defaults map[string]any) *Routine {
-	start := len(v.problems)
+	start := v.found
 	f := mergeDefaults(path, tab, defaults)
 	p := v.posOf(path)
 	r := &Routine{Line: p.Line, Col: p.Col, Timeout: DefaultTimeout, Overlap: OverlapSkip,
@@ -233,7 +262,7 @@ func (v *validator) routine(path string, tab, defaults map[string]any) *Routine 
 	}
 	v.scheduleOf(r, f, name)
 	v.actionOf(r, f, name)
-	if len(v.problems) > start {
+	if v.found > start {
 		return nil
 	}
 	return r
@@ -341,7 +370,7 @@ func (v *validator) exactlyOne(r *Routine, f fields, name string, group []string
 	case 1:
 		return set[0], true
 	case 0:
-		v.problems = append(v.problems, Problem{File: v.file, Line: r.Line, Col: r.Col, Routine: name, Message: missing})
+		v.add(Problem{File: v.file, Line: r.Line, Col: r.Col, Routine: name, Message: missing})
 	default:
 		v.problem(name, f.paths[set[1]], several, strings.Join(set, " and "))
 	}
