@@ -23,7 +23,9 @@ const maxSymlinks = 40
 // opens the resolved file with O_NOFOLLOW and O_NONBLOCK (a FIFO swapped in must not block the
 // owner) and vets the open file itself (fstat): a regular file, owned by you or root, not
 // writable by group or others. The caller reads from the returned file, so what is vetted is
-// what is read: a file renamed into place after the open is never seen.
+// what is read: a file renamed into place after the open is never seen. Vetting the
+// directories before the open is sound because a directory that passes can only be changed by
+// you or root: nobody else can make the path lead elsewhere between the two.
 //
 // A symbolic link is followed (a routines.toml kept in a dotfiles repository is one): what
 // matters is that nobody else can change where it leads, and the vetting covers every
