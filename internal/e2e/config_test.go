@@ -122,8 +122,8 @@ notify = { title = "x" }
 // The swap attack: another user who can write the directory of routines.toml puts their own
 // file in place just before a reload reads it and takes it away before the old code checked
 // the file's owner. Whatever the timing, their command never runs: what is read is vetted
-// from the same open file. (On the old code this ran the attacker's command as the owner
-// four times in five.)
+// from the same open file. (Against the code that read the file and then stat'ed the path,
+// this test had the attacker's command run as the owner in most of its five rounds.)
 func TestConfigSwapByAnotherUserNeverRunsTheirCommand(t *testing.T) {
 	other := newLocalUser(t)
 	x := newXDGProfile(t, other)
