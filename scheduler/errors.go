@@ -29,4 +29,8 @@ var (
 	errRunTimeout    = errors.New("routine timeout reached")                      // cancel cause
 	errJournalClosed = errors.New("journal closed")
 	errIsDir         = errors.New("is a directory")
+	errNotRegular    = errors.New("not a regular file")
+	errTooLarge      = errors.New("routines file too large")
+	errTooDeep       = errors.New("routines file nested too deep")
+	errTooWide       = errors.New("routines file has a table too large")
 )

@@ -14,6 +14,11 @@ const (
 	DefaultKeepRuns       = 500
 	MaxRetries            = 5
 	MaxOutput             = 64 << 10 // bytes of combined output kept per run
+	// MaxEvery is the longest `every` interval: 366 days. A longer period is a calendar date,
+	// better written as cron or at (which follow the calendar), and the bound keeps the slot
+	// arithmetic anchor + k*every (a time.Duration product, ±292 years) far from overflow for
+	// as long as previews and catch-up look ahead.
+	MaxEvery = 366 * 24 * time.Hour
 )
 
 // Schedule kinds.

@@ -25,13 +25,23 @@ type calendarSchedule struct {
 	loc   *time.Location
 }
 
+// slotHorizonYears bounds every search for a calendar slot. A cron or `at` schedule that fires
+// at all fires within any 8 years: its time-of-day fields match every day they allow, and the
+// rarest day a five-field cron can name is 29 February, which skips 2100 (2096 → 2104). So a
+// schedule with no slot within 10 years of any instant never fires (validation refuses it), and
+// one routine's slot computation costs at most this span of calendar scanning.
+const slotHorizonYears = 10
+
+// next returns the first slot strictly after t, or zero when none lies within slotHorizonYears.
 func (c *calendarSchedule) next(t time.Time) time.Time {
 	civil := toCivil(t.In(c.loc))
-	// Loop because in a repeated hour the first occurrence of a civil match can lie before t.
-	for i := 0; i < 100000; i++ {
+	end := civil.AddDate(slotHorizonYears, 0, 0)
+	// Loop because in a repeated hour the first occurrence of a civil match can lie before t;
+	// each pass moves civil forward, so the horizon ends the loop.
+	for civil.Before(end) {
 		var best time.Time
 		for _, s := range c.specs {
-			n := s.Next(civil)
+			n := specNext(s, civil, end)
 			if !n.IsZero() && (best.IsZero() || n.Before(best)) {
 				best = n
 			}
@@ -44,6 +54,25 @@ func (c *calendarSchedule) next(t time.Time) time.Time {
 			return inst
 		}
 		civil = best
+	}
+	return time.Time{}
+}
+
+// specNext is s.Next(civil) searched up to end (zero when no match is before end). The cron
+// library gives up after the fifth calendar year after civil's and returns zero; the search
+// goes on from the end of that year, so a 29 February across 2100 is still found.
+func specNext(s *cron.SpecSchedule, civil, end time.Time) time.Time {
+	for civil.Before(end) {
+		n := s.Next(civil)
+		if !n.IsZero() {
+			if n.After(end) {
+				return time.Time{}
+			}
+			return n
+		}
+		// Next searched from civil's next whole second through the end of that year + 5.
+		last := civil.Truncate(time.Second).Add(time.Second).Year() + 5
+		civil = time.Date(last, time.December, 31, 23, 59, 59, 0, time.UTC)
 	}
 	return time.Time{}
 }
@@ -115,10 +144,16 @@ func (a cronAdapter) IsValid(string, *time.Location, time.Time) error { return n
 // previous fire time when it re-arms a job. (UTC because gocron takes a next run whose wall
 // clock fields equal the previous one's, to the second, for a DST repeat and skips it: in two
 // zones that can happen by accident.)
+//
+// It never returns zero: when arming a job gocron loops `for next.Before(now) { next = Next(next) }`,
+// and the zero time is before every now, so a schedule without slots spun that loop at 100 % CPU
+// inside gocron's scheduler goroutine, stalling every routine and Stop. Without a slot within
+// the horizon it returns t + slotHorizonYears instead: that timer's fire finds no slot and
+// does nothing.
 func (a cronAdapter) Next(t time.Time) time.Time {
 	slot := a.s.next(t.Add(a.lead))
 	if slot.IsZero() {
-		return slot
+		return t.AddDate(slotHorizonYears, 0, 0).UTC()
 	}
 	return slot.Add(-a.lead).UTC()
 }

@@ -29,20 +29,50 @@ var (
 		"wed": time.Wednesday, "thu": time.Thursday, "fri": time.Friday, "sat": time.Saturday}
 )
 
+// maxProblems is how many problems one file reports. A file with more (a list of a million bad
+// entries, a generated file gone wrong) gets one last problem counting the rest: the first
+// ones say what to fix, and the daemon, status and the desktop window stay small.
+const maxProblems = 100
+
 // validator collects problems with their routines.toml positions.
 type validator struct {
 	file      string
 	base      string
 	positions map[string]pos
-	problems  []Problem
-	local     zone // the system zone, for routines without a timezone (read once per file)
+	problems  []Problem // the first maxProblems found
+	found     int       // problems found, kept or not
+	more      *Problem  // the first one past maxProblems
+	local     zone      // the system zone, for routines without a timezone (read once per file)
+	now       time.Time // when the file is validated: a calendar schedule must have a slot after it
 }
 
 // problem records a finding at the key path (or its closest known parent).
 func (v *validator) problem(routine, path, format string, args ...any) {
 	p := v.posOf(path)
-	v.problems = append(v.problems, Problem{File: v.file, Line: p.Line, Col: p.Col, Routine: routine,
-		Message: fmt.Sprintf(format, args...)})
+	v.add(Problem{File: v.file, Line: p.Line, Col: p.Col, Routine: routine, Message: fmt.Sprintf(format, args...)})
+}
+
+// add records p, or only counts it past maxProblems.
+func (v *validator) add(p Problem) {
+	v.found++
+	switch {
+	case len(v.problems) < maxProblems:
+		v.problems = append(v.problems, p)
+	case v.more == nil:
+		v.more = &p
+	}
+}
+
+// report returns the problems to show: the first maxProblems, and one at the first left out
+// that says how many more there are.
+func (v *validator) report() []Problem {
+	if v.more == nil {
+		return v.problems
+	}
+	p := *v.more
+	p.Routine = ""
+	p.Message = fmt.Sprintf("%d more problems from here on are not shown; fix the ones above first", v.found-len(v.problems))
+	return append(v.problems, p)
 }
 
 func (v *validator) posOf(path string) pos {
@@ -101,7 +131,7 @@ func contains(list []string, s string) bool {
 // routine validates one [[routine]] table; it returns nil (after recording problems) when the
 // routine is invalid.
 func (v *validator) routine(path string, tab, defaults map[string]any) *Routine {
-	start := len(v.problems)
+	start := v.found
 	f := mergeDefaults(path, tab, defaults)
 	p := v.posOf(path)
 	r := &Routine{Line: p.Line, Col: p.Col, Timeout: DefaultTimeout, Overlap: OverlapSkip,
@@ -232,7 +262,7 @@ func (v *validator) routine(path string, tab, defaults map[string]any) *Routine 
 	}
 	v.scheduleOf(r, f, name)
 	v.actionOf(r, f, name)
-	if len(v.problems) > start {
+	if v.found > start {
 		return nil
 	}
 	return r
@@ -262,8 +292,9 @@ func (v *validator) scheduleOf(r *Routine, f fields, name string) {
 	case KindEvery:
 		s, _ := f.vals["every"].(string)
 		d, err := time.ParseDuration(s)
-		if err != nil || d < time.Second {
-			bad("every", "every must be a duration of at least 1s, got %q", f.vals["every"])
+		if err != nil || d < time.Second || d > MaxEvery {
+			bad("every", "every must be a duration from 1s to %s (%d days), got %q; for longer periods use a cron or at schedule",
+				shortDuration(MaxEvery), MaxEvery/(24*time.Hour), f.vals["every"])
 			return
 		}
 		r.Every = d
@@ -309,6 +340,20 @@ func (v *validator) scheduleOf(r *Routine, f fields, name string) {
 		}
 		r.At, r.sched = at, cs
 	}
+	// A calendar schedule without a slot within the horizon never fires ("0 0 31 2 *": there is
+	// no 31 February); see slotHorizonYears for why the horizon settles it.
+	if r.sched != nil && r.sched.next(v.now).IsZero() {
+		bad(r.Kind, "%s %s never fires: no date matches within %d years (is it a day the month does not have, like 31 February?)",
+			r.Kind, quoteSchedule(f.vals[r.Kind]), slotHorizonYears)
+	}
+}
+
+// quoteSchedule renders a cron string or an at list as written, for messages.
+func quoteSchedule(v any) string {
+	if s, ok := v.(string); ok {
+		return fmt.Sprintf("%q", s)
+	}
+	return fmt.Sprint(v)
 }
 
 // exactlyOne returns the one key of group that the routine sets. When it sets none, missing is
@@ -325,7 +370,7 @@ func (v *validator) exactlyOne(r *Routine, f fields, name string, group []string
 	case 1:
 		return set[0], true
 	case 0:
-		v.problems = append(v.problems, Problem{File: v.file, Line: r.Line, Col: r.Col, Routine: name, Message: missing})
+		v.add(Problem{File: v.file, Line: r.Line, Col: r.Col, Routine: name, Message: missing})
 	default:
 		v.problem(name, f.paths[set[1]], several, strings.Join(set, " and "))
 	}
