@@ -1,5 +1,5 @@
 // Command routinely runs a person's routines in the background, at most once per slot.
-// It only parses the command line and wires packages (DESIGN.md §1).
+// It only parses the command line and wires packages (docs/design.md#1-layout-and-dependency-direction).
 package main
 
 import (

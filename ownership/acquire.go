@@ -161,7 +161,7 @@ func tryAcquire(o Options, w *dirWatcher) (*Handle, error) {
 	return h, nil
 }
 
-// startOwning turns a freshly locked guard into an owner (DESIGN.md §3 "Acquire"): the durable
+// startOwning turns a freshly locked guard into an owner (docs/design.md#32-acquire): the durable
 // epoch first, then the record (so a challenger can address this owner as soon as Acquire
 // returns), then the heartbeat loop, whose first act is making the record durable. The fsyncs of
 // the record stay off the caller's path to keep crash recovery fast: the guard, not the record,

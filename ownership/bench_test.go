@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// Benchmarks of issue 3 (goals: crash recovery p99 ≤ 60 ms, takeover median ≤ 300 ms, heartbeat
+// Benchmarks of the ownership protocol (goals, in the README: crash recovery p99 ≤ 60 ms, takeover median ≤ 300 ms, heartbeat
 // ≤ 1 ms). Run: go test -run '^$' -bench . -benchtime 50x ./ownership/
 
 // reportLatencies reports median and p99 in milliseconds (and the median as ns/op).

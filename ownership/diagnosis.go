@@ -7,14 +7,14 @@ import (
 )
 
 // staleBeats is how many heartbeat intervals without a new heartbeat make an owner
-// "not-heartbeating" (DESIGN.md §3 "Wedged owner").
+// "not-heartbeating" (docs/design.md#38-observers-inspect-and-wedge-diagnoses).
 const staleBeats = 3
 
 // stallGrace is how far past its due time a slot may be before an owner whose progress counter
 // has not moved is "stalled": generous, since runs carry jitter and the scheduler may be busy.
 const stallGrace = time.Minute
 
-// DiagnosisKind names one way an owner can look unhealthy (DESIGN.md §3 "Wedged owner").
+// DiagnosisKind names one way an owner can look unhealthy (docs/design.md#38-observers-inspect-and-wedge-diagnoses).
 type DiagnosisKind string
 
 // Diagnosis kinds, as printed by `routinely status` and shown in the app's banner.
@@ -89,8 +89,7 @@ func (f *facts) judgeByWallClock() {
 	f.stalled = !r.NextDueAt.IsZero() && f.status.ObservedAt.Sub(r.NextDueAt) > stallGrace
 }
 
-// diagnose turns facts into findings a person can act on (DESIGN.md §3 "Wedged owner"; issue 3
-// item 9). It has no authority: the guard alone decides who owns.
+// diagnose turns facts into findings a person can act on (docs/design.md#38-observers-inspect-and-wedge-diagnoses). It has no authority: the guard alone decides who owns.
 func diagnose(f facts) []Diagnosis {
 	st, r := f.status, f.status.Record
 	out := []Diagnosis{}

@@ -1,5 +1,5 @@
-// Package ownership decides which single process owns the Routinely schedule (DESIGN.md §2–3,
-// issue 3). At most one process owns a state directory at any instant; every other one is
+// Package ownership decides which single process owns the Routinely schedule
+// (docs/design.md#2-state-directory, #3-ownership-protocol). At most one process owns a state directory at any instant; every other one is
 // refused, stands by, or asks the owner to step aside.
 //
 // Terms used throughout:

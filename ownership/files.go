@@ -15,7 +15,7 @@ import (
 	"github.com/routinely/routinely/internal/atomicfile"
 )
 
-// File names inside the state directory (DESIGN.md §2).
+// File names inside the state directory (docs/design.md#2-state-directory).
 const (
 	lockName    = "owner.lock"
 	recordName  = "owner.json"

@@ -53,7 +53,7 @@ func (h *Handle) stateUnwritten() bool {
 	return h.rec.State != h.writtenState
 }
 
-// beat is one heartbeat tick (DESIGN.md §3 "Heartbeat"): check the guard is still the file on
+// beat is one heartbeat tick (docs/design.md#34-heartbeat-and-the-owner-record): check the guard is still the file on
 // disk, rewrite the record, look for takeover requests. It returns false when the guard was
 // replaced and the handle is lost.
 func (h *Handle) beat() bool {

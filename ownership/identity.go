@@ -51,7 +51,7 @@ func identify(pid int) (procIdentity, error) {
 
 // sameProcess reports whether a running process is the one identified by want (checkProcess).
 // A process that exists but whose start time cannot be read (another user's, on some systems)
-// counts as alive: that is the EPERM rule of DESIGN.md §3.
+// counts as alive: that is the EPERM rule (kill(2); docs/design.md#37-liveness).
 func sameProcess(want procIdentity) bool {
 	s := checkProcess(want)
 	return s == ProcessRunning || s == ProcessUnverified

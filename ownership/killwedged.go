@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// killGrace is how long a wedged owner gets between SIGTERM and SIGKILL (issue 3 item 10); a
+// killGrace is how long a wedged owner gets between SIGTERM and SIGKILL; a
 // variable so tests can shorten it.
 var killGrace = 5 * time.Second
 
@@ -73,7 +73,7 @@ func (e *TakenError) Error() string {
 // Unwrap makes errors.Is(err, ErrTakenByOther) true.
 func (e *TakenError) Unwrap() error { return ErrTakenByOther }
 
-// killWedged ends an owner that is verifiably wedged (DESIGN.md §3 "Wedged owner"): on this host,
+// killWedged ends an owner that is verifiably wedged (docs/design.md#39-kill-wedged): on this host,
 // same uid, pid and start time still matching the record, the guard held by that process, and not
 // heartbeating for at least threshold both on obs's monotonic clock (obs must have been
 // observing, as the challenger's observer has) and by the record's wall-clock age. It re-checks

@@ -10,7 +10,7 @@ import (
 )
 
 // StateDir resolves and prepares the state directory: override (from --home or ROUTINELY_HOME)
-// if non-empty, else the per-OS default of DESIGN.md §2 (Linux $XDG_STATE_HOME/routinely or
+// if non-empty, else the per-OS default of docs/design.md#2-state-directory (Linux $XDG_STATE_HOME/routinely or
 // ~/.local/state/routinely, macOS ~/Library/Application Support/Routinely, Windows
 // %LOCALAPPDATA%\Routinely). It creates the directory 0700 when missing and returns its canonical
 // path (symlinks resolved, so two aliases of one directory share one guard).

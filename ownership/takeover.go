@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// Takeover defaults (DESIGN.md §3 "Cooperative takeover").
+// Takeover defaults (docs/design.md#36-takeover-handshake).
 const (
 	defaultTakeoverTimeout = 60 * time.Second // a person may have to click
 	defaultWedgeThreshold  = 30 * time.Second

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// checkRequest is the owner's side of the cooperative takeover (DESIGN.md §3): apply a decision
+// checkRequest is the owner's side of the cooperative takeover (docs/design.md#36-takeover-handshake): apply a decision
 // Decide or the policy has made, then read takeover.json; forget the request being asked about or
 // yielded for if the file no longer holds it; ignore and remove a request that is not valid for
 // this owner; answer a new one. Only the heartbeat loop calls it.

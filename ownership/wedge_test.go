@@ -80,7 +80,7 @@ func TestStoppedOwnerKeepsOwnership(t *testing.T) {
 }
 
 // As root, an unprivileged process probing a root owner gets EPERM from kill(pid, 0) and must
-// still report it alive (DESIGN.md §3 "Liveness").
+// still report it alive (docs/design.md#37-liveness).
 func TestUnprivilegedProbeSeesRootOwnerAlive(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skip("needs root to start a uid 65534 helper (CI runs as root)")

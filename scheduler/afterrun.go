@@ -1,6 +1,6 @@
 package scheduler
 
-// After a run: failure and recovery alerts without spam, and auto-pause (issue 5).
+// After a run: failure and recovery alerts without spam, and auto-pause (docs/design.md#59-timeouts-process-groups-and-retries).
 
 import (
 	"fmt"

@@ -120,7 +120,7 @@ func (e *Engine) catchUpRefused() {
 // the dispatched slot: see catchUpFrom), and those dispatched whose run the gate refused
 // (armed.refused). The latest runs once with trigger catch-up when
 // catch_up = once and it is within catch_up_window (late-by recorded); otherwise it is recorded
-// missed. Every older one is recorded missed. Issue 4: never silently dropped, never a burst.
+// missed. Every older one is recorded missed. Never silently dropped, never a burst.
 func (e *Engine) catchUp(name string, now time.Time) {
 	last, err := e.j.lastSlot(name)
 	if err != nil {

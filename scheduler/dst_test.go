@@ -7,7 +7,7 @@ import (
 )
 
 // TestDSTSlots: non-existent local times run once right after the transition; repeated ones
-// once, at the first occurrence (issue 4), for whole-hour and 30-minute shifts.
+// once, at the first occurrence, for whole-hour and 30-minute shifts.
 func TestDSTSlots(t *testing.T) {
 	cases := []struct {
 		zone, kind, expr string

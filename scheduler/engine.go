@@ -61,7 +61,7 @@ type Engine struct {
 
 	lateTolerance time.Duration // a timer firing later than this is repaired by catch-up
 	pollEvery     time.Duration // run-now request polling
-	wakeEvery     time.Duration // wake watcher period (issue 4: <= 15 s)
+	wakeEvery     time.Duration // wake watcher period (at most 15 s, so a wake is repaired promptly)
 
 	mu       sync.Mutex
 	cfg      *Config // last good set

@@ -50,7 +50,7 @@ run = ["/bin/true"]
 	eventually(t, "NoteTick after each run", func() bool { return h.gate.ticks.Load() >= 2 })
 }
 
-// Issue 4: a daily 09:00 routine with the machine asleep Mon 20:00 → Wed 10:00 runs exactly
+// A daily 09:00 routine with the machine asleep Mon 20:00 → Wed 10:00 runs exactly
 // once on wake (late-by 1 h, Tue recorded missed).
 func TestSleepMondayToWednesdayRunsOnceOnWake(t *testing.T) {
 	mon := time.Date(2026, 6, 1, 8, 0, 0, 0, berlin) // a Monday

@@ -4,7 +4,7 @@ import "time"
 
 // claimLead is how far ahead of its slot a routine's timer fires (cronAdapter): the run's claim
 // is written and fsynced during the lead, and the action still starts at the slot's instant,
-// after the claim is durable. So the fsync no longer delays the run (issue 4's lateness goal)
+// after the claim is durable. So the fsync no longer delays the run (the lateness figure in the README)
 // and nothing runs early. A claim slower than the lead only delays the start, as before.
 const claimLead = 50 * time.Millisecond
 

@@ -152,7 +152,7 @@ func (j *Journal) MaxEpoch() (uint64, error) {
 	return e, nil
 }
 
-// Acquire records epoch as the journal's writer epoch (DESIGN.md §3: epochs never go back). From
+// Acquire records epoch as the journal's writer epoch (epochs never go back: docs/design.md#44-fencing). From
 // then on every write of an earlier epoch is fenced. Runs that earlier epochs left `running`
 // (orphans: their owner ended mid-run) stay `running` until the new owner has dealt with their
 // processes and records them (endOrphans, closeOrphan); Acquire returns how many there are.

@@ -8,7 +8,7 @@ import (
 
 // A missed or skipped row behind the routine's latest run is recorded (it starts nothing), while
 // a run behind it is still refused: catch-up writing missed rows after the new owner's first
-// timer claimed a later slot must not lose them (issue 8 chaos run, "no silent loss").
+// timer claimed a later slot must not lose them (found by the chaos test's "no silent loss" check).
 func TestMissedRowsBehindALaterRunAreRecorded(t *testing.T) {
 	j := acquiredJournal(t)
 	t0 := time.Unix(20_000, 0)

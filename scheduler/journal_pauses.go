@@ -1,6 +1,6 @@
 package scheduler
 
-// Pauses (issue 5): any process sets or clears one; the owner records paused slots skipped.
+// Pauses (docs/design.md#48-pauses): any process sets or clears one; the owner records paused slots skipped.
 
 import (
 	"database/sql"

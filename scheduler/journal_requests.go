@@ -1,6 +1,6 @@
 package scheduler
 
-// Run-now requests (issue 5): any process records one; the owner serves it.
+// Run-now requests (docs/design.md#47-run-now-requests): any process records one; the owner serves it.
 
 import (
 	"database/sql"
@@ -11,7 +11,7 @@ import (
 
 // RequestRun records a run-now request for routine and returns its id. The owner's engine picks
 // requests up within 1 s and runs them through the same claim, overlap, timeout and history path
-// as scheduled runs, with trigger "manual" (issue 5: a manual run is never a second firing from
+// as scheduled runs, with trigger "manual" (a manual run is never a second firing from
 // a non-owner). Errors: the insert error, wrapped.
 func (j *Journal) RequestRun(routine string) (int64, error) {
 	var id int64

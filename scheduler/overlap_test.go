@@ -165,7 +165,7 @@ run = ["/bin/false"]
 	}
 }
 
-// Issue 5: five failures then a success give exactly one failure and one recovery notification.
+// Five failures then a success give exactly one failure and one recovery notification.
 func TestFailureAlertsWithoutSpam(t *testing.T) {
 	start := time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)
 	h := newHarness(t, `[[routine]]

@@ -33,7 +33,7 @@ func openJournal(t *testing.T, dir string) *Journal {
 	return j
 }
 
-// Issue 4: killing the owner between claim and completion leaves that slot `interrupted` and
+// Killing the owner between claim and completion leaves that slot `interrupted` and
 // it never runs again. The owner is a real process (this test binary) killed with SIGKILL.
 func TestKillBetweenClaimAndCompletion(t *testing.T) {
 	dir := writeDir(t, "[[routine]]\nname = \"tick\"\nevery = \"1s\"\nrun = [\"/bin/true\"]\n")
@@ -89,7 +89,7 @@ func TestKillBetweenClaimAndCompletion(t *testing.T) {
 	}
 }
 
-// Issue 4: two owners in sequence over the same journal never claim the same slot, and the
+// Two owners in sequence over the same journal never claim the same slot, and the
 // second one records the slots that passed between them instead of dropping them.
 func TestTwoOwnersInSequenceNeverClaimTheSameSlot(t *testing.T) {
 	dir := writeDir(t, "[[routine]]\nname = \"tick\"\nevery = \"1s\"\nrun = [\"/bin/true\"]\n")
@@ -123,7 +123,7 @@ func TestTwoOwnersInSequenceNeverClaimTheSameSlot(t *testing.T) {
 	}
 }
 
-// Issue 4: an `every = "1s"` routine in a process SIGSTOPped for 5 s runs at most twice in the
+// An `every = "1s"` routine in a process SIGSTOPped for 5 s runs at most twice in the
 // second after SIGCONT (the stopped slots are recorded missed, not burst).
 func TestStoppedProcessDoesNotBurst(t *testing.T) {
 	dir := writeDir(t, "[[routine]]\nname = \"tick\"\nevery = \"1s\"\nrun = [\"/bin/true\"]\n")
@@ -159,7 +159,7 @@ func TestStoppedProcessDoesNotBurst(t *testing.T) {
 	}
 }
 
-// Issue 5: run-now from another process while a daemon owns gives exactly one run, in the
+// Run-now from another process while a daemon owns gives exactly one run, in the
 // owner, with trigger manual.
 func TestRunNowFromAnotherProcess(t *testing.T) {
 	dir := writeDir(t, "[[routine]]\nname = \"brief\"\ncron = \"0 0 1 1 *\"\nrun = [\"/bin/true\"]\n")

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// pollRequests picks up run-now requests from the journal every pollEvery (< 1 s, issue 5) and
+// pollRequests picks up run-now requests from the journal every pollEvery (< 1 s) and
 // runs each through the same claim, overlap, timeout and history path as a scheduled slot.
 func (e *Engine) pollRequests(stop <-chan struct{}) {
 	t := time.NewTicker(e.pollEvery)

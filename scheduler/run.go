@@ -157,7 +157,7 @@ func (e *Engine) runAction(parent context.Context, r *Routine, ev slotEvent, id 
 	defer cancel()
 	res = act.Run(ctx, in)
 	// A command cut off by the routine's timeout is `timeout`; watch and ping report a timed-out
-	// request as `failed` with its cause themselves (issue 5), so only commands are relabelled.
+	// request as `failed` with its cause themselves, so only commands are relabelled.
 	if timedOut(ctx) && isCommand(r.Spec) && res.Outcome != OutcomeSuccess {
 		res.Outcome = OutcomeTimeout
 	}
@@ -171,7 +171,7 @@ func (e *Engine) runAction(parent context.Context, r *Routine, ev slotEvent, id 
 }
 
 // actionInput is what the action of run id gets: the routine's environment plus the ROUTINELY_*
-// variables of issue 4 (routine, slot in RFC 3339 in the routine's zone, run id, epoch, trigger)
+// variables (routine, slot in RFC 3339 in the routine's zone, run id, epoch, trigger)
 // and the run's token (RunTokenVar), and an OnStart that records each process it starts.
 func (e *Engine) actionInput(r *Routine, ev slotEvent, id int64) action.Input {
 	epoch := e.gate.Epoch()

@@ -26,7 +26,7 @@ func (c realWallMono) Tick() <-chan time.Time { return c.t.C }
 func (c realWallMono) Stop()                  { c.t.Stop() }
 
 // wakeThreshold is how far wall and monotonic elapsed time may differ before it is a jump
-// (issue 4: threshold 2 s).
+// (a step of more than 2 s either way; docs/design.md#56-wake-and-clock-jump-detection).
 const wakeThreshold = 2 * time.Second
 
 // jumpDetector compares successive wall/monotonic readings.

@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// The system time zone. Routines without a `timezone` follow it (issue 4: "re-read on
-// change"), but Go reads it once into time.Local at start, so it is loaded here from
+// The system time zone. Routines without a `timezone` follow it, re-read on
+// change, but Go reads it once into time.Local at start, so it is loaded here from
 // /etc/localtime and re-read by the wake watcher (zonewatch.go). On Windows there is no
 // /etc/localtime: the zone stays time.Local as read at start, named "Local".
 

@@ -26,7 +26,7 @@ type Paths struct {
 }
 
 // Resolve returns the paths of the profile selected by home (--home), else $ROUTINELY_HOME, else
-// the per-OS defaults (DESIGN.md §2). It creates and checks the state directory through
+// the per-OS defaults (docs/design.md#2-state-directory). It creates and checks the state directory through
 // ownership.StateDir and returns its errors (ownership.ErrUnsafeDir, wrapped) unchanged. Owners
 // and commands that write (daemon, run, pause, resume, the desktop app) use it.
 func Resolve(home string) (Paths, error) {

@@ -22,7 +22,7 @@ import (
 // baseline, like the daemons, crosses a real process boundary).
 const helperEnv = "ROUTINELY_BENCH_HELPER"
 
-// pollInterval is the standby's guard poll period in the ownership protocol (DESIGN.md §3).
+// pollInterval is the standby's guard poll period in the ownership protocol (docs/design.md#35-standby-wait).
 const pollInterval = 50 * time.Millisecond
 
 // monoNow reads CLOCK_MONOTONIC in ns, comparable with the daemons' logged mono_ns.

@@ -13,7 +13,7 @@ import (
 	"strings"
 )
 
-// The scheduler's figures come from its own Go benchmarks (issue 4); this file runs them and
+// The scheduler's figures come from its own Go benchmarks; this file runs them and
 // reads the metrics they report with b.ReportMetric. Matching is by substrings of the metric
 // unit so the benchmarks can name them naturally ("p99-ms", "gocron-p99-ms", "claims/s").
 

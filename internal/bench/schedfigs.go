@@ -99,7 +99,7 @@ func LoadArm(quick bool) (Figure, Figure) {
 	return t, m
 }
 
-// Heartbeat reads the ownership package's heartbeat benchmark (issue 3: ≤ 1 ms median).
+// Heartbeat reads the ownership package's heartbeat benchmark (goal: ≤ 1 ms median).
 func Heartbeat() Figure {
 	f := Figure{Name: "heartbeat tick (guard check, record rewrite, request check)", Unit: "ms", Goal: "median ≤ 1 ms",
 		Met: func(f Figure) bool { return f.Value.Median <= 1 }, Note: "ownership package benchmark"}

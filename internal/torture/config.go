@@ -19,7 +19,7 @@ type Routine struct {
 	Tail       string // shell appended after the logging echo (e.g. a sleep)
 }
 
-// Routines are the five routines of issue 8: a fast and a slower grid, a per-minute cron with
+// Routines are the five routines of the chaos config: a fast and a slower grid, a per-minute cron with
 // a seconds field, a 4 s run that overlaps its own next slot (skip), and a 10 s sleeper killed by
 // its 2 s timeout (auto-pause off: it must keep being killed, not be paused after 5 timeouts).
 var Routines = []Routine{

@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// Contenders is how many daemons the driver keeps alive (issue 8: six).
+// Contenders is how many daemons the driver keeps alive.
 const Contenders = 6
 
 // Window is a span of CLOCK_MONOTONIC time during which one process was SIGSTOPped.

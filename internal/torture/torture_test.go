@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// TestTorture is the chaos test of issue 8 against the real binary. Duration from
+// TestTorture is the chaos test against the real binary. Duration from
 // ROUTINELY_TORTURE_DURATION (default 120s), seed from ROUTINELY_TORTURE_SEED (default: the
 // clock), binary from ROUTINELY_BIN (default: built here with -tags nogui).
 func TestTorture(t *testing.T) {

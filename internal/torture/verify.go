@@ -63,7 +63,7 @@ const edge = 2 * time.Second
 // fenceSlack allows for a run stamped just as the harness sent SIGKILL.
 const fenceSlack = int64(50 * time.Millisecond)
 
-// Verify runs every check of issue 8 over the evidence.
+// Verify runs every invariant check over the evidence.
 func Verify(ev Evidence) *Report {
 	r := &Report{}
 	iv, ivProblems := BuildIntervals(ev.Procs, ev.Events, ev.EndMono)

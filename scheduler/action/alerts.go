@@ -15,10 +15,10 @@ const (
 )
 
 // DefaultNotifyOn applies to routines without `notify_on`: failure alerts and page changes,
-// which issue 5 asks for without configuration.
+// which a person wants without configuring anything.
 var DefaultNotifyOn = []string{NotifyOnFailure, NotifyOnChange}
 
-// Alerts decides which run results become notifications, without spam (issue 5): one
+// Alerts decides which run results become notifications, without spam: one
 // notification on the first failure of an episode and one on recovery, none while a routine
 // keeps failing; a page watch's selector-missing is notified once when it happens
 // SelectorMissingAlertAfter times in a row (and once when the selector matches again); page

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// TestFiveFailuresThenSuccessNotifyTwice is issue 5's test with a real ping against a monitor
+// TestFiveFailuresThenSuccessNotifyTwice is the alerting scenario with a real ping against a monitor
 // that fails five times, then answers 200: exactly one failure and one recovery notification.
 func TestFiveFailuresThenSuccessNotifyTwice(t *testing.T) {
 	t.Parallel()

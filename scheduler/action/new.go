@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// DefaultKillGrace is how long a run/shell child has between SIGTERM and SIGKILL (issue 5).
+// DefaultKillGrace is how long a run/shell child has between SIGTERM and SIGKILL.
 const DefaultKillGrace = 5 * time.Second
 
 // Deps are the services actions use. The engine builds one Deps and passes it to New for every

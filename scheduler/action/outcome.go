@@ -13,7 +13,7 @@ const (
 	OutcomeChanged         = "changed"
 )
 
-// Limits shared by the actions. The numbers come from issue 5 and the scheduler issue.
+// Limits shared by the actions (the README documents them).
 const (
 	// MaxOutput is the most combined output a run keeps, in bytes (64 KiB), truncation note
 	// included.

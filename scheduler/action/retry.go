@@ -7,8 +7,8 @@ import (
 	"github.com/jonboulle/clockwork"
 )
 
-// Backoff between attempts: 1 s, 2 s, 4 s, ... doubling up to maxBackoff (issue 5: "exponential
-// backoff inside the run's timeout budget").
+// Backoff between attempts: 1 s, 2 s, 4 s, ... doubling up to maxBackoff: exponential
+// backoff inside the run's timeout budget.
 const (
 	firstBackoff = time.Second
 	maxBackoff   = 30 * time.Second

@@ -58,7 +58,7 @@ func newsPage(fetch int, items ...string) string {
 
 const removedPage = `<html><body><h1>Site header</h1><div id="other"><p>New layout</p></div></body></html>`
 
-// TestWatchIssueScenario is issue 5's test: v1 → v2 → v2 → selector removed ×3 gives exactly one
+// TestWatchIssueScenario is the page-watch scenario: v1 → v2 → v2 → selector removed ×3 gives exactly one
 // change notification with the right lines, none for the unchanged fetch and one
 // selector-missing alert.
 func TestWatchIssueScenario(t *testing.T) {
