@@ -66,7 +66,7 @@ func runAutostart(_ context.Context, e *env, o autostartOptions) error {
 	if st.Target != "" {
 		here := ""
 		if !st.PointsHere {
-			here = " (not this binary: 'routinely autostart enable' points it here)"
+			here = " (not this binary: '" + progName + " autostart enable' points it here)"
 		}
 		fmt.Fprintf(e.stdout, "Starts: %s --background%s\n", st.Target, here)
 	}

@@ -92,7 +92,7 @@ func runDaemon(ctx context.Context, e *env, o daemonOptions) error {
 			return fmt.Errorf("%w\nThe daemon did not start", err)
 		}
 		if errors.Is(err, scheduler.ErrConfig) {
-			return fmt.Errorf("%w\nThe daemon did not start: fix the file ('routinely validate' checks it)", err)
+			return fmt.Errorf("%w\nThe daemon did not start: fix the file ('"+progName+" validate' checks it)", err)
 		}
 		return err
 	}
@@ -166,7 +166,7 @@ func acquireForDaemon(ctx context.Context, e *env, p paths.Paths, opts ownership
 	case o.wait && errors.Is(err, ownership.ErrEpochFloorUnavailable):
 		fmt.Fprintf(e.stderr, "Standing by: the journal cannot be read yet (%v); owning as soon as it can (Ctrl-C to stop).\n", err)
 	case errors.Is(err, ownership.ErrEpochFloorUnavailable):
-		return nil, fmt.Errorf("own the routines: %w\n'routinely daemon --wait' keeps trying until the journal can be read", err)
+		return nil, fmt.Errorf("own the routines: %w\n'"+progName+" daemon --wait' keeps trying until the journal can be read", err)
 	case !errors.As(err, &owned):
 		return nil, fmt.Errorf("own the routines: %w", err)
 	case !o.wait:
@@ -241,7 +241,7 @@ func startupLine(states []scheduler.RoutineState, epoch uint64, config string, n
 		notes = append(notes, fmt.Sprintf("%d paused", paused))
 	}
 	if disabled > 0 {
-		notes = append(notes, fmt.Sprintf("%d disabled, see 'routinely validate'", disabled))
+		notes = append(notes, fmt.Sprintf("%d disabled, see '"+progName+" validate'", disabled))
 	}
 	if len(notes) > 0 {
 		fmt.Fprintf(&b, " (%s)", strings.Join(notes, ", "))

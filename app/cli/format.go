@@ -100,8 +100,8 @@ func roleName(r ownership.Role) string {
 // stopping (state yielding) needs no stop: stopping it again would interrupt its runs in flight.
 func ownedHelp(r *ownership.Record) string {
 	if r != nil && r.State == ownership.StateYielding {
-		return "Run 'routinely daemon --wait' to stand by and own as soon as it has released; do not stop it,\n" +
-			"that would interrupt its runs in flight. 'routinely status' shows it draining."
+		return "Run '" + progName + " daemon --wait' to stand by and own as soon as it has released; do not stop it,\n" +
+			"that would interrupt its runs in flight. '" + progName + " status' shows it draining."
 	}
 	stop := "stop it"
 	if r != nil && r.Role == ownership.RoleDesktop {
@@ -109,8 +109,8 @@ func ownedHelp(r *ownership.Record) string {
 	} else if r != nil && r.PID > 0 {
 		stop = fmt.Sprintf("stop it (kill %d)", r.PID)
 	}
-	return fmt.Sprintf("To run here: %s, or run 'routinely daemon --takeover' to ask it to hand over,\n"+
-		"or 'routinely daemon --wait' to stand by until it exits. 'routinely status' shows its health.", stop)
+	return fmt.Sprintf("To run here: %s, or run '"+progName+" daemon --takeover' to ask it to hand over,\n"+
+		"or '"+progName+" daemon --wait' to stand by until it exits. '"+progName+" status' shows its health.", stop)
 }
 
 // msDur converts milliseconds from owner.json to a duration.

@@ -49,7 +49,7 @@ func runHistory(_ context.Context, e *env, o historyOptions) error {
 		return fmt.Errorf("%w: --limit %d: want at least 1", errUsage, o.limit)
 	}
 	if o.output < 0 {
-		return fmt.Errorf("%w: --output %d: want a run id from 'routinely history'", errUsage, o.output)
+		return fmt.Errorf("%w: --output %d: want a run id from '"+progName+" history'", errUsage, o.output)
 	}
 	p, _, err := e.lookup()
 	if err != nil {
@@ -74,7 +74,7 @@ func runHistory(_ context.Context, e *env, o historyOptions) error {
 		out, err := j.Output(o.output)
 		if err != nil {
 			if errors.Is(err, scheduler.ErrNoRun) {
-				return fmt.Errorf("%w; 'routinely history' lists run ids", err)
+				return fmt.Errorf("%w; '"+progName+" history' lists run ids", err)
 			}
 			return err
 		}

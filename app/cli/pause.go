@@ -63,7 +63,7 @@ func runPause(_ context.Context, e *env, o pauseOptions) error {
 	if o.all {
 		what = "every routine"
 	}
-	when := "until resumed ('routinely resume " + nameOrAll(o.name) + "')"
+	when := "until resumed ('" + progName + " resume " + nameOrAll(o.name) + "')"
 	if until != nil {
 		when = "until " + fmtTime(until, e.now())
 	}

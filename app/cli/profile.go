@@ -57,7 +57,7 @@ func loadConfig(path string, profile bool) (*scheduler.Config, error) {
 	fi, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && profile:
-		return nil, fmt.Errorf("%w: %s does not exist.\nCopy examples/routines.toml there and edit it ('routinely validate' checks it), or choose another profile with --home DIR", errNoConfig, path)
+		return nil, fmt.Errorf("%w: %s does not exist.\nCopy examples/routines.toml there and edit it ('"+progName+" validate' checks it), or choose another profile with --home DIR", errNoConfig, path)
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("%w: %s does not exist", errNoConfig, path)
 	case err == nil && fi.IsDir():
@@ -79,10 +79,10 @@ func findRoutine(cfg *scheduler.Config, name string) (*scheduler.Routine, error)
 	}
 	for _, p := range cfg.Problems {
 		if p.Routine == name {
-			return nil, fmt.Errorf("%w: routine %q is disabled: %s.\nFix it in routines.toml ('routinely validate' lists every problem)", scheduler.ErrConfig, name, p)
+			return nil, fmt.Errorf("%w: routine %q is disabled: %s.\nFix it in routines.toml ('"+progName+" validate' lists every problem)", scheduler.ErrConfig, name, p)
 		}
 	}
-	return nil, fmt.Errorf("%w: %q in %s (routines: %v); 'routinely routines' lists them", scheduler.ErrUnknownRoutine, name, cfg.Path, names)
+	return nil, fmt.Errorf("%w: %q in %s (routines: %v); '"+progName+" routines' lists them", scheduler.ErrUnknownRoutine, name, cfg.Path, names)
 }
 
 // requestJournal opens the journal of the profile to record a request for the owner (a pause or

@@ -22,6 +22,7 @@ var Version = "dev"
 // -tags nogui builds. The first SIGINT or SIGTERM cancels the running command's context; a
 // second one exits at once (signals.go).
 func Execute(args []string, desktop DesktopFunc) int {
+	setProgName(os.Args[0])
 	ctx, stop := notifySignals(os.Stderr)
 	defer stop()
 	return execute(ctx, newEnv(os.Stdout, os.Stderr), args, desktop)
@@ -38,7 +39,7 @@ func execute(ctx context.Context, e *env, args []string, desktop DesktopFunc) in
 	if err != nil {
 		var ee *exitError
 		if !errors.As(err, &ee) || ee.err != nil {
-			fmt.Fprintf(e.stderr, "routinely: %v\n", err)
+			fmt.Fprintf(e.stderr, "%s: %v\n", errPrefix(), err)
 		}
 		if code == ExitUsage {
 			path := "routinely"

@@ -79,7 +79,7 @@ func runRun(ctx context.Context, e *env, o runOptions) error {
 	}
 	if !st.Held {
 		if !o.here {
-			return fmt.Errorf("%w, so nothing would run %q.\nStart the desktop app or 'routinely daemon', or run it in this process with 'routinely run --here %s'",
+			return fmt.Errorf("%w, so nothing would run %q.\nStart the desktop app or '"+progName+" daemon', or run it in this process with '"+progName+" run --here %s'",
 				errNoOwner, o.name, o.name)
 		}
 		return runHere(ctx, e, p, o)
@@ -102,7 +102,7 @@ func requestAndWait(ctx context.Context, e *env, p paths.Paths, o runOptions, ow
 		return fmt.Errorf("request run of %s: %w", o.name, err)
 	}
 	if o.noWait {
-		fmt.Fprintf(e.stdout, "Queued run of %s (request %d); 'routinely history %s' shows it.\n", o.name, reqID, o.name)
+		fmt.Fprintf(e.stdout, "Queued run of %s (request %d); '"+progName+" history %s' shows it.\n", o.name, reqID, o.name)
 		return nil
 	}
 	run, err := waitForRun(ctx, e, p, j, reqID, o.name, owner)
@@ -141,7 +141,7 @@ func waitForRun(ctx context.Context, e *env, p paths.Paths, j *scheduler.Journal
 			if runID == 0 {
 				return nil, withCode(ExitTempFail, fmt.Errorf("stopped waiting for %s to start %s; the request stays queued and the owner runs it when it picks it up", who, name))
 			}
-			return nil, withCode(ExitTempFail, fmt.Errorf("stopped waiting; run %d of %s continues in the owner ('routinely history --output %d' later)", runID, name, runID))
+			return nil, withCode(ExitTempFail, fmt.Errorf("stopped waiting; run %d of %s continues in the owner ('"+progName+" history --output %d' later)", runID, name, runID))
 		case <-tick.C:
 		}
 		if runID == 0 {
@@ -155,7 +155,7 @@ func waitForRun(ctx context.Context, e *env, p paths.Paths, j *scheduler.Journal
 					if !st.Held {
 						return nil, fmt.Errorf("%w: %s went away before starting %s; the request stays queued for the next owner", errNoOwner, who, name)
 					}
-					return nil, withCode(ExitTempFail, fmt.Errorf("%s has not picked up the request in %s; 'routinely status' shows its health (the request stays queued)", who, pickupTimeout))
+					return nil, withCode(ExitTempFail, fmt.Errorf("%s has not picked up the request in %s; '"+progName+" status' shows its health (the request stays queued)", who, pickupTimeout))
 				}
 				continue
 			}
@@ -190,13 +190,13 @@ func reportRun(e *env, r *scheduler.Run, asJSON bool) error {
 		}
 		output := " No output."
 		if r.OutputSize > 0 {
-			output = fmt.Sprintf(" Output: routinely history --output %d", r.ID)
+			output = fmt.Sprintf(" Output: "+progName+" history --output %d", r.ID)
 		}
 		fmt.Fprintf(e.stdout, "%s: %s in %s (run %d%s, epoch %d).%s\n",
 			r.Routine, outcome, fmtDur(r.Duration), r.ID, exit, r.Epoch, output)
 	}
 	if r.Outcome != scheduler.OutcomeSuccess && r.Outcome != scheduler.OutcomeChanged {
-		return withCode(ExitError, fmt.Errorf("%w: %s ended with outcome %s; 'routinely history --output %d' shows its output", errRunFailed, r.Routine, r.Outcome, r.ID))
+		return withCode(ExitError, fmt.Errorf("%w: %s ended with outcome %s; '"+progName+" history --output %d' shows its output", errRunFailed, r.Routine, r.Outcome, r.ID))
 	}
 	return nil
 }

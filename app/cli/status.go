@@ -98,7 +98,7 @@ func printStatus(e *env, st ownership.Status, out jsonStatus, states []scheduler
 	w := e.stdout
 	switch {
 	case !st.Held:
-		fmt.Fprintln(w, "Owner:      none — no routine runs until the desktop app or 'routinely daemon' starts")
+		fmt.Fprintln(w, "Owner:      none — no routine runs until the desktop app or '"+progName+" daemon' starts")
 		if r := st.Record; r != nil {
 			fmt.Fprintf(w, "Last owner: %s, state %s\n", describeOwner(r, now), r.State)
 		}

@@ -43,7 +43,7 @@ func takeover(ctx context.Context, e *env, p paths.Paths, opts ownership.Options
 	who := describeOwner(owner, e.now())
 	switch {
 	case errors.Is(err, ownership.ErrDenied):
-		return nil, fmt.Errorf("%w: %s keeps the routines.\nAsk its user to approve, or stop it; 'routinely status' shows it", ownership.ErrDenied, who)
+		return nil, fmt.Errorf("%w: %s keeps the routines.\nAsk its user to approve, or stop it; '"+progName+" status' shows it", ownership.ErrDenied, who)
 	case errors.Is(err, ownership.ErrTakeoverTimeout):
 		hint := "Nobody approved in time; the request was withdrawn and the owner keeps running."
 		if owner != nil && owner.Role == ownership.RoleDesktop {
@@ -51,7 +51,7 @@ func takeover(ctx context.Context, e *env, p paths.Paths, opts ownership.Options
 				"Retry and approve in its tray menu or window, or quit it from its tray menu."
 		}
 		if !o.killWedged {
-			hint += "\nIf 'routinely status' reports it not-heartbeating, retry with --kill-wedged."
+			hint += "\nIf '" + progName + " status' reports it not-heartbeating, retry with --kill-wedged."
 		}
 		return nil, fmt.Errorf("%w after %s: %s did not hand over.\n%s", ownership.ErrTakeoverTimeout, o.timeout, who, hint)
 	case errors.Is(err, ownership.ErrNotWedged):
@@ -59,7 +59,7 @@ func takeover(ctx context.Context, e *env, p paths.Paths, opts ownership.Options
 	case errors.Is(err, ownership.ErrTakenByOther):
 		return nil, takenErr(err, e)
 	case errors.Is(err, ownership.ErrStillDraining):
-		return nil, fmt.Errorf("%w.\nRun 'routinely daemon --wait' to stand by and own as soon as it has released", err)
+		return nil, fmt.Errorf("%w.\nRun '"+progName+" daemon --wait' to stand by and own as soon as it has released", err)
 	case errors.Is(err, context.Canceled):
 		return nil, withCode(ExitTempFail, fmt.Errorf("takeover cancelled; the request was withdrawn and %s keeps the routines", who))
 	}
@@ -78,7 +78,7 @@ func notWedgedErr(err error, who string, o daemonOptions) error {
 	case nw.Left > 0 && o.timeout < nw.Threshold:
 		hint = fmt.Sprintf("Retry with --timeout %s or more: this command must itself see the owner silent for %s.", nw.Threshold, nw.Threshold)
 	case nw.Left > 0:
-		hint = fmt.Sprintf("Retry in %s if it is still silent then ('routinely status' shows its heartbeat).", fmtDur(nw.Left))
+		hint = fmt.Sprintf("Retry in %s if it is still silent then ('"+progName+" status' shows its heartbeat).", fmtDur(nw.Left))
 	}
 	return fmt.Errorf("%w, so %s was not signalled: %s.\n%s", ownership.ErrNotWedged, who, nw.Reason, hint)
 }
@@ -105,7 +105,7 @@ func takenErr(err error, e *env) error {
 		who = fmt.Sprintf("pid %d (owner.json does not describe it)", te.HolderPID)
 	}
 	return fmt.Errorf("%w: %s, and then %s got the guard before this daemon did, so this daemon does not own them.\n"+
-		"Nothing is left to end: 'routinely status' shows the new owner", ownership.ErrTakenByOther, gone, who)
+		"Nothing is left to end: '"+progName+" status' shows the new owner", ownership.ErrTakenByOther, gone, who)
 }
 
 // takeoverMessage is the progress line for one takeover state.

@@ -108,7 +108,7 @@ notify = { title = "x" }
 		}
 	}
 	d := x.start(t, "daemon")
-	d.waitStderr("Owning the routines (epoch 1): 2 routines from "+x.config+" (1 disabled, see 'routinely validate')", ownDeadline)
+	d.waitStderr("Owning the routines (epoch 1): 2 routines from "+x.config+" (1 disabled, see '", ownDeadline)
 	time.Sleep(2 * time.Second) // two slots of the refused routine
 	d.signal(syscall.SIGTERM)
 	if code := d.wait(20 * time.Second); code != 0 {

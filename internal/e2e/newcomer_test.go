@@ -3,7 +3,9 @@
 package e2e
 
 import (
+	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -204,5 +206,24 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	waitOwner(t, home, next.pid())
 	if r := routines(t, home); r[0].Last == nil || r[0].Last.Outcome != "interrupted" {
 		t.Fatalf("the run cut short should be interrupted: %+v", r[0].Last)
+	}
+}
+
+// Hints name the binary as the person ran it: after `make daemon` that is build/routinely-nogui,
+// and a hint saying 'routinely …' could not be pasted back. The error prefix is its short name.
+func TestHintsNameTheBinaryAsRun(t *testing.T) {
+	home := newHome(t, "[[routine]]\nname = \"hourly-note\"\nevery = \"1h\"\nshell = 'true'\n")
+	cmd := exec.Command(bin, "--home", home, "run", "nope")
+	cmd.Args[0] = "build/routinely-nogui" // argv[0] as a shell passes it for that command line
+	cmd.Env = testEnv()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if code := exitCode(err); code != 1 {
+		t.Fatalf("run nope: exit %d, want 1\n%s", code, stderr.String())
+	}
+	got := stderr.String()
+	if !strings.Contains(got, "'build/routinely-nogui routines' lists them") || !strings.HasPrefix(got, "routinely-nogui: ") {
+		t.Fatalf("stderr %q: want the hint to name build/routinely-nogui and the prefix routinely-nogui:", got)
 	}
 }
