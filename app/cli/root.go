@@ -1,5 +1,8 @@
-// Package cli is Routinely's command line: one file per subcommand, each with a testable run
-// function, and the exit codes they share.
+// Package cli is Routinely's command line: it decides what each subcommand prints and which exit
+// code it returns. Each subcommand lives in cmd_<name>.go (cobra flags and help, and a testable
+// run function); root.go is the command tree and Execute; exitcodes.go maps errors to exit
+// codes, once; the other files are shared helpers (profile lookup, formatting, JSON shapes,
+// signals, the takeover client).
 package cli
 
 import (
