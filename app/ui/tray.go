@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"fyne.io/fyne/v2"
+
+	"github.com/routinely/routinely/app/desktop/session"
 )
 
 // Tray menu labels the GUI test looks items up by.
@@ -79,19 +81,19 @@ func NewTrayMenu(a Actions, host TrayHost, onError func(error)) *TrayMenu {
 	t.quit = fyne.NewMenuItem(LabelQuit, a.Quit)
 	t.quit.IsQuit = true
 	t.Menu = fyne.NewMenu("Routinely")
-	t.Update(State{})
+	t.Update(session.State{})
 	return t
 }
 
 // Update changes the menu in place to show s and has the host show it again if anything
 // visible changed. It reports whether it did. Any goroutine may call it.
-func (t *TrayMenu) Update(s State) bool {
+func (t *TrayMenu) Update(s session.State) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.status.Label = OwnerLine(s)
 	t.auto.Checked = s.AutoStart
-	t.pause.Disabled = len(s.Routines) == 0 || s.AllPaused()
-	t.resume.Disabled = !s.AnyPaused()
+	t.pause.Disabled = len(s.Routines) == 0 || allPaused(s)
+	t.resume.Disabled = !anyPaused(s)
 	t.updateRunNow(s)
 	items := []*fyne.MenuItem{t.status, fyne.NewMenuItemSeparator(), t.open, t.runNow, t.pause, t.resume}
 	t.pending = ""
@@ -100,7 +102,7 @@ func (t *TrayMenu) Update(s State) bool {
 		t.approve.Label = approvePrefix + RequesterText(s.Pending.Requester)
 		items = append(items, fyne.NewMenuItemSeparator(), t.approve, t.deny)
 	}
-	if s.Mode == ModeStandby && s.Owner.Held {
+	if s.Mode == session.ModeStandby && s.Owner.Held {
 		items = append(items, fyne.NewMenuItemSeparator(), t.takeBack)
 	}
 	items = append(items, fyne.NewMenuItemSeparator(), t.auto, fyne.NewMenuItemSeparator(), t.quit)
@@ -143,7 +145,7 @@ func (t *TrayMenu) Item(prefix string) *fyne.MenuItem {
 	return nil
 }
 
-func (t *TrayMenu) updateRunNow(s State) {
+func (t *TrayMenu) updateRunNow(s session.State) {
 	var items []*fyne.MenuItem
 	for _, r := range s.Routines {
 		name := r.Name
