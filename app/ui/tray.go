@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2"
 
 	"github.com/routinely/routinely/app/desktop/session"
+	"github.com/routinely/routinely/app/desktop/traymenu"
 )
 
 // Tray menu labels the GUI test looks items up by.
@@ -35,9 +36,9 @@ type TrayHost interface {
 
 // TrayMenu is the tray's menu model. It keeps one *fyne.Menu and its items for the app's
 // lifetime and changes them in place; it asks the host to show the menu again only when
-// something visible changed, so a once-a-second state update does not touch the D-Bus menu.
-// It is safe for concurrent use: the session's goroutine updates it while the tray's click
-// goroutines run its actions, and no UI loop is involved.
+// something visible changed (traymenu.Compare), so a once-a-second state update does not touch
+// the D-Bus menu. It is safe for concurrent use: the session's goroutine updates it while the
+// tray's click goroutines run its actions, and no UI loop is involved.
 type TrayMenu struct {
 	Menu     *fyne.Menu
 	mu       sync.Mutex // guards Menu and its items after construction
@@ -54,8 +55,8 @@ type TrayMenu struct {
 	quit     *fyne.MenuItem
 	actions  Actions
 	onError  func(error)
-	pending  string // request id the approve/deny items answer
-	shown    string // signature of what the menu showed at the last Refresh
+	pending  string          // request id the approve/deny items answer
+	shown    []traymenu.Item // what the host was last asked to show
 }
 
 // NewTrayMenu builds the menu shown by host (may be nil: nothing is shown); onError (may be nil)
@@ -107,11 +108,11 @@ func (t *TrayMenu) Update(s session.State) bool {
 	}
 	items = append(items, fyne.NewMenuItemSeparator(), t.auto, fyne.NewMenuItemSeparator(), t.quit)
 	t.Menu.Items = items
-	sig := signature(t.Menu)
-	if sig == t.shown {
+	next := traymenu.Read(t.Menu)
+	if traymenu.Compare(t.shown, next) == traymenu.Same {
 		return false
 	}
-	t.shown = sig
+	t.shown = next
 	if t.host != nil {
 		t.host.Show(t.Menu)
 	}
@@ -176,20 +177,4 @@ func (t *TrayMenu) report(err error) {
 	if err != nil && t.onError != nil {
 		t.onError(err)
 	}
-}
-
-// signature prints what a tray shows of m, to tell whether a refresh is needed.
-func signature(m *fyne.Menu) string {
-	var b strings.Builder
-	var walk func(*fyne.Menu, int)
-	walk = func(m *fyne.Menu, depth int) {
-		for _, it := range m.Items {
-			fmt.Fprintf(&b, "%d|%s|%t|%t|%t\n", depth, it.Label, it.IsSeparator, it.Disabled, it.Checked)
-			if it.ChildMenu != nil {
-				walk(it.ChildMenu, depth+1)
-			}
-		}
-	}
-	walk(m, 0)
-	return b.String()
 }

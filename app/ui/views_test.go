@@ -178,6 +178,10 @@ func TestTrayMenuInPlace(t *testing.T) {
 	if m.Update(s) || host.shown != 2 {
 		t.Error("a state with nothing new for the tray refreshed the menu")
 	}
+	s.AutoStart = true // only a check mark changes
+	if !m.Update(s) || host.shown != 3 {
+		t.Errorf("checking Start at login did not show the menu again (shown %d times)", host.shown)
+	}
 	req := fixtureRequest()
 	s.Mode, s.Pending, s.AutoStart = session.ModeOwning, &req, true
 	if !m.Update(s) {
