@@ -5,7 +5,7 @@ package desktop
 import (
 	"sync"
 
-	"github.com/routinely/routinely/app/ui"
+	"github.com/routinely/routinely/app/desktop/session"
 )
 
 // publisher hands session snapshots to the tray at once (where it needs no UI loop) and to the
@@ -17,14 +17,14 @@ import (
 // must not be touched from the session's.
 type publisher struct {
 	loop   *uiLoop
-	tray   func(ui.State) // TrayPresenter.Apply: at once, or on the UI goroutine if trayOnUI
-	window func(ui.State) // Presenter.Apply: on the UI goroutine
+	tray   func(session.State) // TrayPresenter.Apply: at once, or on the UI goroutine if trayOnUI
+	window func(session.State) // Presenter.Apply: on the UI goroutine
 	// trayOnUI sends tray updates through the UI loop with the window's, where the tray lives on
 	// that loop (macOS, Windows: see trayNeedsUILoop).
 	trayOnUI bool
 
 	mu      sync.Mutex
-	latest  ui.State
+	latest  session.State
 	queued  bool
 	stopped bool
 }
@@ -32,7 +32,7 @@ type publisher struct {
 // publish is the session's Publish hook: it shows st in the tray now and queues it for the
 // window. The session calls it from its refresh goroutine only, so the tray presenter (not safe
 // for concurrent use) needs no lock: it runs either there or, with trayOnUI, on the UI goroutine.
-func (p *publisher) publish(st ui.State) {
+func (p *publisher) publish(st session.State) {
 	if !p.trayOnUI {
 		p.applyTray(st)
 	}
@@ -73,7 +73,7 @@ func (p *publisher) applyLatest() {
 	}
 }
 
-func (p *publisher) applyTray(st ui.State) {
+func (p *publisher) applyTray(st session.State) {
 	if p.tray != nil {
 		p.tray(st)
 	}

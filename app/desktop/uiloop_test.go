@@ -8,7 +8,7 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
-	"github.com/routinely/routinely/app/ui"
+	"github.com/routinely/routinely/app/desktop/session"
 )
 
 // While Fyne's loop is idle (a --background start), the tray sees every snapshot and the window
@@ -19,11 +19,11 @@ func TestPublisherFeedsTrayAlwaysAndWindowOnlyWhileLive(t *testing.T) {
 	loop := newUILoop()
 	var tray, window []string
 	pub := &publisher{loop: loop,
-		tray:   func(s ui.State) { tray = append(tray, s.Notice) },
-		window: func(s ui.State) { window = append(window, s.Notice) },
+		tray:   func(s session.State) { tray = append(tray, s.Notice) },
+		window: func(s session.State) { window = append(window, s.Notice) },
 	}
-	pub.publish(ui.State{Notice: "one"})
-	pub.publish(ui.State{Notice: "two"})
+	pub.publish(session.State{Notice: "one"})
+	pub.publish(session.State{Notice: "two"})
 	if len(tray) != 2 || len(window) != 0 {
 		t.Fatalf("idle loop: tray got %q, window got %q; want both for the tray, none for the window", tray, window)
 	}
@@ -54,7 +54,7 @@ func TestPublisherFeedsTrayAlwaysAndWindowOnlyWhileLive(t *testing.T) {
 		t.Errorf("after the start the window got %q, want the newest snapshot once", window)
 	}
 	loop.show(func() { shown++ })
-	pub.publish(ui.State{Notice: "three"})
+	pub.publish(session.State{Notice: "three"})
 	if shown != 1 || len(window) != 2 || window[1] != "three" {
 		t.Errorf("live loop: shown %d times, window got %q", shown, window)
 	}
@@ -64,7 +64,7 @@ func TestPublisherFeedsTrayAlwaysAndWindowOnlyWhileLive(t *testing.T) {
 		t.Error("the loop is not ended after end")
 	}
 	pub.stop()
-	pub.publish(ui.State{Notice: "four"})
+	pub.publish(session.State{Notice: "four"})
 	loop.show(func() { shown++ })
 	if len(window) != 2 || shown != 1 || len(tray) != 4 {
 		t.Errorf("ended loop: window got %q, shown %d times, tray got %q", window, shown, tray)
@@ -101,16 +101,16 @@ func TestPublisherTrayOnUILoop(t *testing.T) {
 	test.NewTempApp(t)
 	loop := newUILoop()
 	var tray []string
-	pub := &publisher{loop: loop, trayOnUI: true, tray: func(s ui.State) { tray = append(tray, s.Notice) }}
-	pub.publish(ui.State{Notice: "idle"})
+	pub := &publisher{loop: loop, trayOnUI: true, tray: func(s session.State) { tray = append(tray, s.Notice) }}
+	pub.publish(session.State{Notice: "idle"})
 	if len(tray) != 0 {
 		t.Fatalf("tray updated off the UI loop: %q", tray)
 	}
 	loop.begin()
 	pub.flush()
-	pub.publish(ui.State{Notice: "live"})
+	pub.publish(session.State{Notice: "live"})
 	pub.stop()
-	pub.publish(ui.State{Notice: "stopped"})
+	pub.publish(session.State{Notice: "stopped"})
 	if len(tray) != 2 || tray[0] != "idle" || tray[1] != "live" {
 		t.Errorf("tray got %q, want the newest state at the start, then each live one", tray)
 	}

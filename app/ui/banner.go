@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/routinely/routinely/app/desktop/session"
 	"github.com/routinely/routinely/ownership"
 )
 
@@ -34,7 +35,7 @@ func NewWedgeBanner() *WedgeBanner {
 func (b *WedgeBanner) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(b.box) }
 
 // Update shows the banner for the wedge diagnoses in s, or hides it; call it on the UI goroutine.
-func (b *WedgeBanner) Update(s State) {
+func (b *WedgeBanner) Update(s session.State) {
 	text := BannerText(s.Owner.Diagnoses)
 	if text == "" {
 		if b.Visible() {

@@ -1,3 +1,5 @@
-// Package ui is the desktop app's look and feel without a windowing driver: view models,
-// widgets, the tray menu model and the takeover prompt, testable headless with fyne's test app.
+// Package ui decides how the desktop app shows a session snapshot (session.State) and what a
+// click asks of the app (Actions): the window's views, the tray menu model and icon look, the
+// notifications and the takeover prompt. It has no windowing driver, so it is tested headless
+// with Fyne's test app.
 package ui

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/routinely/routinely/app/desktop/session"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
 )
@@ -48,9 +49,9 @@ func daemonRecord() *ownership.Record {
 }
 
 // standbyState: a daemon owns, this app observes.
-func standbyState() State {
-	return State{
-		Mode: ModeStandby, Now: fixtureNow, Routines: fixtureRoutines(),
+func standbyState() session.State {
+	return session.State{
+		Mode: session.ModeStandby, Now: fixtureNow, Routines: fixtureRoutines(),
 		Owner:      ownership.Status{Held: true, Alive: true, Record: daemonRecord(), HeartbeatAge: 2 * time.Second},
 		ConfigPath: "/home/ann/.config/routinely/routines.toml", Policy: ownership.PolicyAsk,
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/routinely/routinely/app/desktop/session"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
 )
@@ -128,10 +129,10 @@ func LastText(r scheduler.RoutineState, now time.Time) string {
 }
 
 // Who names an owner for a person: "this app", "daemon", "desktop app".
-func Who(s State) string {
-	rec := s.ownerRecord()
+func Who(s session.State) string {
+	rec := ownerRecord(s)
 	switch {
-	case s.Mode == ModeOwning:
+	case s.Mode == session.ModeOwning:
 		return "this app"
 	case rec == nil && s.Owner.Held:
 		return "unknown process"
@@ -144,13 +145,13 @@ func Who(s State) string {
 }
 
 // OwnerLine is the tray's disabled status line.
-func OwnerLine(s State) string {
+func OwnerLine(s session.State) string {
 	switch s.Mode {
-	case ModeStarting:
+	case session.ModeStarting:
 		return "Starting…"
-	case ModeStopping:
+	case session.ModeStopping:
 		return "Quitting: finishing runs…"
-	case ModeOwning:
+	case session.ModeOwning:
 		return fmt.Sprintf("Owner: this app · %d routines", len(s.Routines))
 	}
 	rec := s.Owner.Record
@@ -161,7 +162,7 @@ func OwnerLine(s State) string {
 		return "Owner: unknown process"
 	}
 	line := fmt.Sprintf("Owner: %s pid %d on %s", Who(s), rec.PID, rec.Host)
-	if s.Mode == ModeTakingBack {
+	if s.Mode == session.ModeTakingBack {
 		line = "Taking back from " + strings.TrimPrefix(line, "Owner: ") + "…"
 	}
 	return line

@@ -13,6 +13,7 @@ import (
 
 	"fyne.io/fyne/v2"
 
+	"github.com/routinely/routinely/app/desktop/session"
 	"github.com/routinely/routinely/ownership"
 )
 
@@ -107,7 +108,7 @@ func newPresenters(a fyne.App, acts Actions) *presenters {
 	}
 }
 
-func (p *presenters) Apply(s State) {
+func (p *presenters) Apply(s session.State) {
 	p.Tray.Apply(s)
 	p.Presenter.Apply(s)
 }

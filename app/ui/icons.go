@@ -3,6 +3,7 @@ package ui
 import (
 	"fyne.io/fyne/v2"
 
+	"github.com/routinely/routinely/app/desktop/session"
 	"github.com/routinely/routinely/assets"
 )
 
@@ -25,11 +26,11 @@ var (
 )
 
 // LookFor picks the tray look for s.
-func LookFor(s State) Look {
+func LookFor(s session.State) Look {
 	switch {
-	case s.Warning():
+	case warning(s):
 		return LookWarning
-	case s.Mode == ModeOwning:
+	case s.Mode == session.ModeOwning:
 		return LookOwning
 	}
 	return LookStandby

@@ -9,6 +9,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/routinely/routinely/app/desktop/session"
 )
 
 // OwnerPanel shows who owns the routines and how healthy that owner looks, with a Take back
@@ -52,15 +54,15 @@ func NewOwnerPanel(takeBack func()) *OwnerPanel {
 func (p *OwnerPanel) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(p.box) }
 
 // Update shows s; call it on the UI goroutine.
-func (p *OwnerPanel) Update(s State) {
-	rec := s.ownerRecord()
+func (p *OwnerPanel) Update(s session.State) {
+	rec := ownerRecord(s)
 	set := func(f, v string) {
 		if p.values[f].Text != v {
 			p.values[f].SetText(v)
 		}
 	}
 	set("Owner", Who(s))
-	if rec == nil || (s.Mode != ModeOwning && !s.Owner.Held) {
+	if rec == nil || (s.Mode != session.ModeOwning && !s.Owner.Held) {
 		for _, f := range ownerFields[1:] {
 			set(f, "—")
 		}
@@ -81,7 +83,7 @@ func (p *OwnerPanel) Update(s State) {
 	} else {
 		p.notice.Hide()
 	}
-	if s.Mode == ModeStandby && s.Owner.Held {
+	if s.Mode == session.ModeStandby && s.Owner.Held {
 		p.takeBack.Show()
 	} else {
 		p.takeBack.Hide()
@@ -89,8 +91,8 @@ func (p *OwnerPanel) Update(s State) {
 }
 
 // heartbeatText is the age of the owner's last heartbeat.
-func heartbeatText(s State) string {
-	rec := s.ownerRecord()
+func heartbeatText(s session.State) string {
+	rec := ownerRecord(s)
 	if rec == nil || rec.HeartbeatAt.IsZero() {
 		return "—"
 	}
@@ -99,8 +101,8 @@ func heartbeatText(s State) string {
 
 // tickText is the last scheduler tick and the last job it ran: the progress that tells a busy
 // owner from a wedged one.
-func tickText(s State) string {
-	rec := s.ownerRecord()
+func tickText(s session.State) string {
+	rec := ownerRecord(s)
 	if rec == nil || rec.LastTickAt.IsZero() {
 		return "none yet"
 	}

@@ -2,9 +2,11 @@ package ui
 
 import (
 	"fyne.io/fyne/v2"
+
+	"github.com/routinely/routinely/app/desktop/session"
 )
 
-// Presenter applies State snapshots to the window: its views and the takeover prompt. All its
+// Presenter applies session.State snapshots to the window: its views and the takeover prompt. All its
 // methods run on the UI goroutine. The tray and notifications are TrayPresenter's, which needs no
 // UI loop.
 type Presenter struct {
@@ -12,7 +14,7 @@ type Presenter struct {
 	View    *MainView
 	Prompt  *TakeoverPrompt // the open takeover prompt, nil when none
 	actions Actions
-	last    State
+	last    session.State
 }
 
 // NewPresenter builds the window content, shown in win.
@@ -25,16 +27,16 @@ func NewPresenter(win fyne.Window, a Actions) *Presenter {
 
 // Apply shows s in the window; a new takeover request opens the prompt (showing and focusing
 // the window), an answered, withdrawn or expired one closes it.
-func (p *Presenter) Apply(s State) {
+func (p *Presenter) Apply(s session.State) {
 	p.last = s
 	p.View.Update(s)
 	p.prompt(s)
 }
 
 // Last is the state most recently applied.
-func (p *Presenter) Last() State { return p.last }
+func (p *Presenter) Last() session.State { return p.last }
 
-func (p *Presenter) prompt(s State) {
+func (p *Presenter) prompt(s session.State) {
 	switch {
 	case s.Pending == nil && p.Prompt != nil:
 		p.Prompt.Hide()

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/routinely/routinely/app/desktop/session"
 	"github.com/routinely/routinely/scheduler"
 )
 
@@ -31,7 +32,7 @@ var colWidths = [numCols]float32{150, 150, 170, 210, 70, 190}
 type RoutinesTable struct {
 	widget.Table
 	rows    []scheduler.RoutineState
-	state   State
+	state   session.State
 	shown   [][numCols]string // cell texts at the last refresh, to refresh only what changed
 	actions Actions
 	onError func(error)
@@ -70,7 +71,7 @@ func NewRoutinesTable(a Actions, onError func(error)) *RoutinesTable {
 
 // Update shows s's routines; call it on the UI goroutine. Only cells whose text changed are
 // refreshed: the state arrives every second and most cells stay the same.
-func (t *RoutinesTable) Update(s State) {
+func (t *RoutinesTable) Update(s session.State) {
 	t.rows, t.state = s.Routines, s
 	texts := make([][numCols]string, len(s.Routines))
 	for i, r := range s.Routines {

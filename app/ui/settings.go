@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/routinely/routinely/app/desktop/session"
 	"github.com/routinely/routinely/ownership"
 )
 
@@ -63,7 +64,7 @@ func NewSettingsView(a Actions, onError func(error)) *SettingsView {
 func (v *SettingsView) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(v.box) }
 
 // Update shows s; call it on the UI goroutine.
-func (v *SettingsView) Update(s State) {
+func (v *SettingsView) Update(s session.State) {
 	v.updating = true
 	defer func() { v.updating = false }()
 	if v.autostart.Checked != s.AutoStart {
@@ -87,7 +88,7 @@ func (v *SettingsView) report(err error) {
 }
 
 // ProblemsText lists the config's last validation errors, or says it is fine.
-func ProblemsText(s State) string {
+func ProblemsText(s session.State) string {
 	var lines []string
 	if s.ConfigErr != "" {
 		lines = append(lines, s.ConfigErr)

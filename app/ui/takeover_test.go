@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"github.com/routinely/routinely/app/desktop/session"
 	"github.com/routinely/routinely/ownership"
 )
 
@@ -92,7 +93,7 @@ func TestTakeoverApproveReachesHandle(t *testing.T) {
 	p := newPresenters(a, &handleActions{h: h})
 	var opened []string
 	p.Tray.OnRequest = func(r ownership.Request) { opened = append(opened, r.ID) }
-	st := State{Mode: ModeOwning, Now: time.Now(), Pending: &req}
+	st := session.State{Mode: session.ModeOwning, Now: time.Now(), Pending: &req}
 
 	test.AssertNotificationSent(t, TakeoverNotification(req), func() { p.Apply(st) })
 	if p.Prompt == nil {
@@ -130,7 +131,7 @@ func TestTakeoverDenyReachesHandle(t *testing.T) {
 	a := test.NewTempApp(t)
 	replies, h, req, c := ownedDir(t)
 	p := newPresenters(a, &handleActions{h: h})
-	p.Apply(State{Mode: ModeOwning, Now: time.Now(), Pending: &req})
+	p.Apply(session.State{Mode: session.ModeOwning, Now: time.Now(), Pending: &req})
 	if p.Prompt == nil {
 		t.Fatal("no takeover dialog after the request")
 	}
@@ -147,7 +148,7 @@ func TestTakeoverDenyReachesHandle(t *testing.T) {
 		t.Errorf("reply = %+v, want denied by user", r)
 	}
 	// The request is gone: the prompt closes and the tray items disappear.
-	p.Apply(State{Mode: ModeOwning, Now: time.Now()})
+	p.Apply(session.State{Mode: session.ModeOwning, Now: time.Now()})
 	if p.Prompt != nil || p.Tray.Menu.Item(LabelDeny) != nil || p.Tray.Menu.Item(approvePrefix) != nil {
 		t.Errorf("prompt or tray items left after the answer: %q", p.Tray.Menu.Labels())
 	}
@@ -157,7 +158,7 @@ func TestTakeoverApproveFromTrayReachesHandle(t *testing.T) {
 	a := test.NewTempApp(t)
 	replies, h, req, c := ownedDir(t)
 	p := newPresenters(a, &handleActions{h: h})
-	p.Apply(State{Mode: ModeOwning, Now: time.Now(), Pending: &req})
+	p.Apply(session.State{Mode: session.ModeOwning, Now: time.Now(), Pending: &req})
 
 	approve := p.Tray.Menu.Item(approvePrefix)
 	if approve == nil || p.Tray.Menu.Item(LabelDeny) == nil {

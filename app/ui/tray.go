@@ -6,6 +6,9 @@ import (
 	"sync"
 
 	"fyne.io/fyne/v2"
+
+	"github.com/routinely/routinely/app/desktop/session"
+	"github.com/routinely/routinely/app/desktop/traymenu"
 )
 
 // Tray menu labels the GUI test looks items up by.
@@ -33,9 +36,9 @@ type TrayHost interface {
 
 // TrayMenu is the tray's menu model. It keeps one *fyne.Menu and its items for the app's
 // lifetime and changes them in place; it asks the host to show the menu again only when
-// something visible changed, so a once-a-second state update does not touch the D-Bus menu.
-// It is safe for concurrent use: the session's goroutine updates it while the tray's click
-// goroutines run its actions, and no UI loop is involved.
+// something visible changed (traymenu.Compare), so a once-a-second state update does not touch
+// the D-Bus menu. It is safe for concurrent use: the session's goroutine updates it while the
+// tray's click goroutines run its actions, and no UI loop is involved.
 type TrayMenu struct {
 	Menu     *fyne.Menu
 	mu       sync.Mutex // guards Menu and its items after construction
@@ -52,8 +55,8 @@ type TrayMenu struct {
 	quit     *fyne.MenuItem
 	actions  Actions
 	onError  func(error)
-	pending  string // request id the approve/deny items answer
-	shown    string // signature of what the menu showed at the last Refresh
+	pending  string          // request id the approve/deny items answer
+	shown    []traymenu.Item // what the host was last asked to show
 }
 
 // NewTrayMenu builds the menu shown by host (may be nil: nothing is shown); onError (may be nil)
@@ -79,19 +82,19 @@ func NewTrayMenu(a Actions, host TrayHost, onError func(error)) *TrayMenu {
 	t.quit = fyne.NewMenuItem(LabelQuit, a.Quit)
 	t.quit.IsQuit = true
 	t.Menu = fyne.NewMenu("Routinely")
-	t.Update(State{})
+	t.Update(session.State{})
 	return t
 }
 
 // Update changes the menu in place to show s and has the host show it again if anything
 // visible changed. It reports whether it did. Any goroutine may call it.
-func (t *TrayMenu) Update(s State) bool {
+func (t *TrayMenu) Update(s session.State) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.status.Label = OwnerLine(s)
 	t.auto.Checked = s.AutoStart
-	t.pause.Disabled = len(s.Routines) == 0 || s.AllPaused()
-	t.resume.Disabled = !s.AnyPaused()
+	t.pause.Disabled = len(s.Routines) == 0 || allPaused(s)
+	t.resume.Disabled = !anyPaused(s)
 	t.updateRunNow(s)
 	items := []*fyne.MenuItem{t.status, fyne.NewMenuItemSeparator(), t.open, t.runNow, t.pause, t.resume}
 	t.pending = ""
@@ -100,16 +103,16 @@ func (t *TrayMenu) Update(s State) bool {
 		t.approve.Label = approvePrefix + RequesterText(s.Pending.Requester)
 		items = append(items, fyne.NewMenuItemSeparator(), t.approve, t.deny)
 	}
-	if s.Mode == ModeStandby && s.Owner.Held {
+	if s.Mode == session.ModeStandby && s.Owner.Held {
 		items = append(items, fyne.NewMenuItemSeparator(), t.takeBack)
 	}
 	items = append(items, fyne.NewMenuItemSeparator(), t.auto, fyne.NewMenuItemSeparator(), t.quit)
 	t.Menu.Items = items
-	sig := signature(t.Menu)
-	if sig == t.shown {
+	next := traymenu.Read(t.Menu)
+	if traymenu.Compare(t.shown, next) == traymenu.Same {
 		return false
 	}
-	t.shown = sig
+	t.shown = next
 	if t.host != nil {
 		t.host.Show(t.Menu)
 	}
@@ -143,7 +146,7 @@ func (t *TrayMenu) Item(prefix string) *fyne.MenuItem {
 	return nil
 }
 
-func (t *TrayMenu) updateRunNow(s State) {
+func (t *TrayMenu) updateRunNow(s session.State) {
 	var items []*fyne.MenuItem
 	for _, r := range s.Routines {
 		name := r.Name
@@ -174,20 +177,4 @@ func (t *TrayMenu) report(err error) {
 	if err != nil && t.onError != nil {
 		t.onError(err)
 	}
-}
-
-// signature prints what a tray shows of m, to tell whether a refresh is needed.
-func signature(m *fyne.Menu) string {
-	var b strings.Builder
-	var walk func(*fyne.Menu, int)
-	walk = func(m *fyne.Menu, depth int) {
-		for _, it := range m.Items {
-			fmt.Fprintf(&b, "%d|%s|%t|%t|%t\n", depth, it.Label, it.IsSeparator, it.Disabled, it.Checked)
-			if it.ChildMenu != nil {
-				walk(it.ChildMenu, depth+1)
-			}
-		}
-	}
-	walk(m, 0)
-	return b.String()
 }

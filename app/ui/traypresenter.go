@@ -3,10 +3,11 @@ package ui
 import (
 	"fyne.io/fyne/v2"
 
+	"github.com/routinely/routinely/app/desktop/session"
 	"github.com/routinely/routinely/ownership"
 )
 
-// TrayPresenter applies State snapshots to the tray (menu and icon look) and sends the
+// TrayPresenter applies session.State snapshots to the tray (menu and icon look) and sends the
 // notifications. It needs no UI loop, so the tray works while the window's toolkit loop has not
 // started (a --background app never pays for it until its window is opened). Call Apply from
 // one goroutine at a time.
@@ -37,7 +38,7 @@ func NewTrayPresenter(host TrayHost, a Actions, notify func(*fyne.Notification),
 
 // Apply shows s in the tray: menu, icon look; a new takeover request sends a notification and
 // calls OnRequest; a new wedge diagnosis sends one notification per episode.
-func (p *TrayPresenter) Apply(s State) {
+func (p *TrayPresenter) Apply(s session.State) {
 	p.Menu.Update(s)
 	p.setLook(LookFor(s))
 	p.notifyRequest(s)
@@ -54,7 +55,7 @@ func (p *TrayPresenter) setLook(l Look) {
 	}
 }
 
-func (p *TrayPresenter) notifyRequest(s State) {
+func (p *TrayPresenter) notifyRequest(s session.State) {
 	if s.Pending == nil {
 		p.request = ""
 		return
@@ -69,7 +70,7 @@ func (p *TrayPresenter) notifyRequest(s State) {
 	}
 }
 
-func (p *TrayPresenter) notifyDiagnoses(s State) {
+func (p *TrayPresenter) notifyDiagnoses(s session.State) {
 	now := map[ownership.DiagnosisKind]bool{}
 	for _, d := range s.Owner.Diagnoses {
 		now[d.Kind] = true

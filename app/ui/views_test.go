@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/routinely/routinely/app/desktop/session"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
 )
@@ -97,7 +98,7 @@ func TestOwnerPanelStandbyMarkup(t *testing.T) {
 func TestOwnerPanelOwning(t *testing.T) {
 	test.NewTempApp(t)
 	s := standbyState()
-	s.Mode = ModeOwning
+	s.Mode = session.ModeOwning
 	self := *daemonRecord()
 	self.Role, self.PID, self.Epoch = ownership.RoleDesktop, 777, 13
 	s.Self = &self
@@ -177,8 +178,12 @@ func TestTrayMenuInPlace(t *testing.T) {
 	if m.Update(s) || host.shown != 2 {
 		t.Error("a state with nothing new for the tray refreshed the menu")
 	}
+	s.AutoStart = true // only a check mark changes
+	if !m.Update(s) || host.shown != 3 {
+		t.Errorf("checking Start at login did not show the menu again (shown %d times)", host.shown)
+	}
 	req := fixtureRequest()
-	s.Mode, s.Pending, s.AutoStart = ModeOwning, &req, true
+	s.Mode, s.Pending, s.AutoStart = session.ModeOwning, &req, true
 	if !m.Update(s) {
 		t.Fatal("a pending request did not refresh the menu")
 	}

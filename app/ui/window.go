@@ -4,6 +4,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/routinely/routinely/app/desktop/session"
 )
 
 // MainView is the window's content: the wedge banner and owner panel above tabs for the
@@ -49,7 +51,7 @@ func NewMainView(a Actions) *MainView {
 }
 
 // Update shows s everywhere in the window; call it on the UI goroutine.
-func (v *MainView) Update(s State) {
+func (v *MainView) Update(s session.State) {
 	v.Banner.Update(s)
 	v.Owner.Update(s)
 	v.Routines.Update(s)

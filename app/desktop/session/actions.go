@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/routinely/routinely/app/autostart"
-	"github.com/routinely/routinely/app/ui"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
 )
@@ -56,7 +55,7 @@ func (s *Session) TakeBack() {
 }
 
 // Stopping shows that the app is quitting while the caller cancels Run's context.
-func (s *Session) Stopping() { s.setMode(ui.ModeStopping) }
+func (s *Session) Stopping() { s.setMode(ModeStopping) }
 
 // SetStartAtLogin installs or removes the login item for this binary.
 func (s *Session) SetStartAtLogin(on bool) error {

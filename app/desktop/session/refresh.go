@@ -3,8 +3,6 @@ package session
 import (
 	"context"
 	"time"
-
-	"github.com/routinely/routinely/app/ui"
 )
 
 // refreshLoop publishes a snapshot every tick and whenever poke asks, until ctx ends.
@@ -29,10 +27,10 @@ func (s *Session) publish() {
 }
 
 // Snapshot builds the state the window and tray show now.
-func (s *Session) Snapshot() ui.State {
+func (s *Session) Snapshot() State {
 	now := time.Now()
 	s.mu.Lock()
-	st := ui.State{
+	st := State{
 		Mode: s.mode, Now: now, ConfigPath: s.opts.Paths.Config, Notice: s.notice,
 		Policy: s.settings.TakeoverPolicy, AutoStart: s.autostart,
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/routinely/routinely/app/autostart"
 	"github.com/routinely/routinely/app/core"
 	"github.com/routinely/routinely/app/paths"
-	"github.com/routinely/routinely/app/ui"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
 )
@@ -26,7 +25,7 @@ type Options struct {
 	// Publish receives every new snapshot, from the session's refresh goroutine. It must not
 	// wait for the UI loop: the desktop updates the tray at once and hands the snapshot to the
 	// UI goroutine with fyne.Do.
-	Publish func(ui.State)
+	Publish func(State)
 	Tick    time.Duration // how often the observed state is refreshed; 0 → 1 s
 	// Executable is the binary the login item starts; "" → os.Executable.
 	Executable string
@@ -42,7 +41,7 @@ type Session struct {
 	logger *slog.Logger
 
 	mu        sync.Mutex
-	mode      ui.Mode
+	mode      Mode
 	handle    *ownership.Handle
 	pending   *ownership.Request
 	notice    string
@@ -114,7 +113,7 @@ func (s *Session) obtain(ctx context.Context) (*ownership.Handle, error) {
 	if !errors.Is(err, ownership.ErrOwned) {
 		return h, err
 	}
-	s.setMode(ui.ModeStandby)
+	s.setMode(ModeStandby)
 	return s.standby(ctx)
 }
 
@@ -146,14 +145,14 @@ func (s *Session) standby(ctx context.Context) (*ownership.Handle, error) {
 		if h, err = s.takeOver(ctx); err == nil || ctx.Err() != nil {
 			return h, err
 		}
-		s.setMode(ui.ModeStandby)
+		s.setMode(ModeStandby)
 		s.setNotice(fmt.Sprintf("Take back failed: %v", err))
 	}
 }
 
 // takeOver asks the current owner to step aside (its own policy answers).
 func (s *Session) takeOver(ctx context.Context) (*ownership.Handle, error) {
-	s.setMode(ui.ModeTakingBack)
+	s.setMode(ModeTakingBack)
 	s.setNotice("Asking the current owner to hand the routines back…")
 	h, err := ownership.Takeover(ctx, s.ownershipOptions(), ownership.TakeoverOptions{
 		Reason: "The Routinely desktop app is taking its routines back.",
@@ -169,7 +168,7 @@ func (s *Session) takeOver(ctx context.Context) (*ownership.Handle, error) {
 // ends (Quit: core.Serve drains and releases).
 func (s *Session) own(ctx context.Context, h *ownership.Handle) {
 	s.mu.Lock()
-	s.mode, s.handle, s.pending, s.notice = ui.ModeOwning, h, nil, ""
+	s.mode, s.handle, s.pending, s.notice = ModeOwning, h, nil, ""
 	s.mu.Unlock()
 	s.poke()
 	s.logger.Info("this app owns the routines", "epoch", h.Epoch())
@@ -192,7 +191,7 @@ func (s *Session) own(ctx context.Context, h *ownership.Handle) {
 	yielded := s.yieldedTo
 	s.yieldedTo, s.lastReq = nil, nil
 	if ctx.Err() == nil {
-		s.mode = ui.ModeStandby
+		s.mode = ModeStandby
 	}
 	s.mu.Unlock()
 	s.poke()
@@ -282,7 +281,7 @@ func (s *Session) ownershipOptions() ownership.Options {
 	return o
 }
 
-func (s *Session) setMode(m ui.Mode) {
+func (s *Session) setMode(m Mode) {
 	s.mu.Lock()
 	s.mode = m
 	s.mu.Unlock()

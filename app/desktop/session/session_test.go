@@ -17,7 +17,6 @@ import (
 	"github.com/routinely/routinely/app/autostart"
 	"github.com/routinely/routinely/app/core"
 	"github.com/routinely/routinely/app/paths"
-	"github.com/routinely/routinely/app/ui"
 	"github.com/routinely/routinely/internal/syncbuf"
 	"github.com/routinely/routinely/ownership"
 )
@@ -172,7 +171,7 @@ func logsOf(t *testing.T) string {
 }
 
 // waitFor polls the session's snapshot until ok holds.
-func waitFor(t *testing.T, s *Session, within time.Duration, what string, ok func(ui.State) bool) ui.State {
+func waitFor(t *testing.T, s *Session, within time.Duration, what string, ok func(State) bool) State {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
@@ -187,8 +186,8 @@ func waitFor(t *testing.T, s *Session, within time.Duration, what string, ok fun
 	}
 }
 
-func owning(st ui.State) bool {
-	return st.Mode == ui.ModeOwning && st.Self != nil && len(st.Routines) == 1
+func owning(st State) bool {
+	return st.Mode == ModeOwning && st.Self != nil && len(st.Routines) == 1
 }
 
 func TestApprovedTakeoverThenOwnsAgainWhenDaemonDies(t *testing.T) {
@@ -196,7 +195,7 @@ func TestApprovedTakeoverThenOwnsAgainWhenDaemonDies(t *testing.T) {
 	waitFor(t, s, 10*time.Second, "owning at start", owning)
 
 	cmd, lines := startChallenger(t, p.State, 30*time.Second)
-	st := waitFor(t, s, 5*time.Second, "takeover prompt", func(st ui.State) bool { return st.Pending != nil })
+	st := waitFor(t, s, 5*time.Second, "takeover prompt", func(st State) bool { return st.Pending != nil })
 	if st.Pending.Requester.PID != cmd.Process.Pid || st.Pending.Requester.Role != ownership.RoleDaemon {
 		t.Fatalf("pending request from %+v, want the daemon pid %d", st.Pending.Requester, cmd.Process.Pid)
 	}
@@ -206,15 +205,15 @@ func TestApprovedTakeoverThenOwnsAgainWhenDaemonDies(t *testing.T) {
 	if got := line(t, lines, 10*time.Second); got != "owned" {
 		t.Fatalf("challenger: %q, want owned", got)
 	}
-	waitFor(t, s, 5*time.Second, "standby showing the daemon", func(st ui.State) bool {
-		return st.Mode == ui.ModeStandby && st.Owner.Record != nil && st.Owner.Record.PID == cmd.Process.Pid && st.Pending == nil
+	waitFor(t, s, 5*time.Second, "standby showing the daemon", func(st State) bool {
+		return st.Mode == ModeStandby && st.Owner.Record != nil && st.Owner.Record.PID == cmd.Process.Pid && st.Pending == nil
 	})
 
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
 	killed := time.Now()
-	waitFor(t, s, 2*time.Second, "owning again after the daemon died", func(st ui.State) bool {
-		return st.Mode == ui.ModeOwning && st.Self != nil && st.Self.PID == os.Getpid()
+	waitFor(t, s, 2*time.Second, "owning again after the daemon died", func(st State) bool {
+		return st.Mode == ModeOwning && st.Self != nil && st.Self.PID == os.Getpid()
 	})
 	t.Logf("owned again %s after SIGKILL", time.Since(killed).Round(time.Millisecond))
 	waitFor(t, s, 10*time.Second, "routines running again", owning)
@@ -249,14 +248,14 @@ func TestSnapshotsDuringHandoverKeepTheRoutines(t *testing.T) {
 				}
 			}()
 			cmd, lines := startChallenger(t, p.State, 30*time.Second)
-			st := waitFor(t, s, 5*time.Second, "takeover prompt", func(st ui.State) bool { return st.Pending != nil })
+			st := waitFor(t, s, 5*time.Second, "takeover prompt", func(st State) bool { return st.Pending != nil })
 			if err := s.Decide(st.Pending.ID, true); err != nil {
 				t.Fatal(err)
 			}
 			if got := line(t, lines, 10*time.Second); got != "owned" {
 				t.Fatalf("challenger: %q, want owned", got)
 			}
-			waitFor(t, s, 5*time.Second, "standby", func(st ui.State) bool { return st.Mode == ui.ModeStandby })
+			waitFor(t, s, 5*time.Second, "standby", func(st State) bool { return st.Mode == ModeStandby })
 			close(stop)
 			wg.Wait()
 			_ = cmd.Process.Kill()
@@ -338,12 +337,12 @@ func TestUnansweredRequestIsDeniedAtDeadline(t *testing.T) {
 	s, p := newSession(t)
 	waitFor(t, s, 10*time.Second, "owning at start", owning)
 	_, lines := startChallenger(t, p.State, 4*time.Second)
-	waitFor(t, s, 4*time.Second, "takeover prompt", func(st ui.State) bool { return st.Pending != nil })
+	waitFor(t, s, 4*time.Second, "takeover prompt", func(st State) bool { return st.Pending != nil })
 	got := line(t, lines, 10*time.Second)
 	if got != "denied" && got != "timeout" {
 		t.Fatalf("challenger: %q, want it refused after the deadline", got)
 	}
-	st := waitFor(t, s, 2*time.Second, "prompt gone after the deadline", func(st ui.State) bool { return st.Pending == nil })
+	st := waitFor(t, s, 2*time.Second, "prompt gone after the deadline", func(st State) bool { return st.Pending == nil })
 	if !owning(st) {
 		t.Errorf("the app gave up the routines without an answer (mode %d)", st.Mode)
 	}
@@ -373,15 +372,15 @@ func TestRunNowAndPauseGoThroughTheJournal(t *testing.T) {
 	if err := s.SetPaused("", true); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, s, 3*time.Second, "routine paused", func(st ui.State) bool { return len(st.Routines) == 1 && st.Routines[0].Paused })
+	waitFor(t, s, 3*time.Second, "routine paused", func(st State) bool { return len(st.Routines) == 1 && st.Routines[0].Paused })
 	if err := s.SetPaused("", false); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, s, 3*time.Second, "routine resumed", func(st ui.State) bool { return len(st.Routines) == 1 && !st.Routines[0].Paused })
+	waitFor(t, s, 3*time.Second, "routine resumed", func(st State) bool { return len(st.Routines) == 1 && !st.Routines[0].Paused })
 	if err := s.RunNow("quiet"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, s, 5*time.Second, "manual run recorded", func(st ui.State) bool {
+	waitFor(t, s, 5*time.Second, "manual run recorded", func(st State) bool {
 		return len(st.Routines) == 1 && st.Routines[0].Last != nil && st.Routines[0].Last.Outcome == "success"
 	})
 	runs, err := s.History("quiet", 10)
@@ -403,8 +402,8 @@ func TestStandbyThenTakeBack(t *testing.T) {
 		t.Fatalf("daemon: %q", got)
 	}
 	s, _ := newSessionAt(t, p)
-	st := waitFor(t, s, 5*time.Second, "standby showing the daemon", func(st ui.State) bool {
-		return st.Mode == ui.ModeStandby && st.Owner.Held && st.Owner.Record != nil && st.Owner.Record.PID == daemon.Process.Pid
+	st := waitFor(t, s, 5*time.Second, "standby showing the daemon", func(st State) bool {
+		return st.Mode == ModeStandby && st.Owner.Held && st.Owner.Record != nil && st.Owner.Record.PID == daemon.Process.Pid
 	})
 	if st.Self != nil {
 		t.Error("standby state carries an own record")
@@ -416,14 +415,15 @@ func TestStandbyThenTakeBack(t *testing.T) {
 	waitFor(t, s, 5*time.Second, "owning after Take back", owning)
 }
 
-// The settings show the routines file's validation errors with file:line:col: a file broken
-// while the app owns (the engine keeps the last good routines), and one broken at start-up.
+// The snapshot carries the routines file's validation errors with file:line:col, for the
+// settings to list: a file broken while the app owns (the engine keeps the last good routines),
+// and one broken at start-up.
 func TestBrokenConfigShowsWhereInSettings(t *testing.T) {
 	s, p := newSession(t)
 	waitFor(t, s, 10*time.Second, "owning at start", owning)
 	// The snapshot shows the routines from the journal before the engine has started: wait for
 	// the engine itself (and so its watch on the file) before breaking the file.
-	waitFor(t, s, 10*time.Second, "engine running", func(ui.State) bool {
+	waitFor(t, s, 10*time.Second, "engine running", func(State) bool {
 		s.engMu.RLock()
 		defer s.engMu.RUnlock()
 		return s.engine != nil
@@ -433,13 +433,13 @@ func TestBrokenConfigShowsWhereInSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	where := p.Config + ":"
-	st := waitFor(t, s, 10*time.Second, "the parse error in the settings", func(st ui.State) bool {
-		return strings.Contains(ui.ProblemsText(st), where)
+	st := waitFor(t, s, 10*time.Second, "the parse error in the settings", func(st State) bool {
+		return strings.Contains(problemsText(st), where)
 	})
 	if len(st.Routines) != 1 {
 		t.Errorf("the last good routines are not shown while the file is broken: %d", len(st.Routines))
 	}
-	t.Logf("owning: %s", ui.ProblemsText(st))
+	t.Logf("owning: %s", problemsText(st))
 
 	p2, err := paths.Resolve(filepath.Join(t.TempDir(), "home"))
 	if err != nil {
@@ -449,8 +449,18 @@ func TestBrokenConfigShowsWhereInSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	s2, _ := newSessionAt(t, p2)
-	st = waitFor(t, s2, 10*time.Second, "the parse error at start-up in the settings", func(st ui.State) bool {
-		return strings.Contains(ui.ProblemsText(st), p2.Config+":")
+	st = waitFor(t, s2, 10*time.Second, "the parse error at start-up in the settings", func(st State) bool {
+		return strings.Contains(problemsText(st), p2.Config+":")
 	})
-	t.Logf("broken at start: %s", ui.ProblemsText(st))
+	t.Logf("broken at start: %s", problemsText(st))
+}
+
+// problemsText is every problem st carries, one a line: the whole-file error, then each
+// validation problem as "file:line:col: message".
+func problemsText(st State) string {
+	lines := []string{st.ConfigErr}
+	for _, p := range st.Problems {
+		lines = append(lines, p.String())
+	}
+	return strings.Join(lines, "\n")
 }

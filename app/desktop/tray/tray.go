@@ -1,7 +1,9 @@
 //go:build (linux || freebsd || openbsd || netbsd) && !nogui
 
 // Package tray shows the app's StatusNotifierItem and its menu on Linux/BSD through fyne.io/systray,
-// without Fyne's driver, so no GL window exists before the app's window is first shown.
+// without Fyne's driver, so no GL window exists before the app's window is first shown. It decides
+// how a new menu reaches D-Bus: the existing items updated in place, or rebuilt when
+// traymenu.Compare finds the menu reshaped.
 package tray
 
 import (
@@ -12,6 +14,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/systray"
 	"github.com/godbus/dbus/v5"
+
+	"github.com/routinely/routinely/app/desktop/traymenu"
 )
 
 // queueLen bounds the clicks waiting for the action goroutine. Clicks come at human speed, so
@@ -32,8 +36,9 @@ type Tray struct {
 	started   bool
 	stopped   bool
 	icon      fyne.Resource   // last SetIcon, applied by Start if set earlier
-	pending   []entry         // last Show before Start, built by Start
-	nodes     []*node         // what is built in systray now
+	pending   []traymenu.Item // last Show before Start, built by Start
+	shown     []traymenu.Item // what systray shows now
+	nodes     []*node         // the systray items showing it, in the same tree shape
 	checkable map[string]bool // labels ever seen Checked: see Show
 
 	listeners sync.WaitGroup // one per built systray item; Stop waits for them
@@ -41,25 +46,9 @@ type Tray struct {
 	done      chan struct{}  // closed by Stop to end the action goroutine
 }
 
-// entry is one menu item as it was when Show read it; nothing reads the *fyne.MenuItem later.
-type entry struct {
-	separator bool
-	label     string
-	disabled  bool
-	checked   bool
-	checkable bool
-	action    func()
-	children  []entry
-}
-
-// node is one item built in systray (item nil for a separator) and the state last applied to it.
+// node is one item built in systray (item nil for a separator); Tray.shown holds what it shows.
 type node struct {
-	separator bool
-	item      *systray.MenuItem
-	label     string
-	disabled  bool
-	checked   bool
-	checkable bool
+	item *systray.MenuItem
 	// action is the item's Action at the most recent Show; the item's receiver reads it per
 	// click, so an in-place Show can swap it without touching the receiver.
 	action   atomic.Pointer[func()]
@@ -131,7 +120,7 @@ func (t *Tray) Stop() {
 	}
 	t.stopped = true
 	systray.ResetMenu() // closes every item's ClickedCh
-	t.nodes = nil
+	t.nodes, t.shown = nil, nil
 	t.end()
 	close(t.done)
 	t.listeners.Wait()
@@ -169,10 +158,11 @@ func applyIcon(r fyne.Resource) {
 // goroutine that only hands clicks to that goroutine, because systray drops a click when no
 // receiver is waiting.
 //
-// When only labels, Disabled and Checked changed (same sequence of items and separators, same
-// submenu lengths, same checkability) the existing systray items are updated in place (SetTitle,
-// Enable/Disable, Check/Uncheck), so D-Bus menu ids stay stable; otherwise the systray menu is
-// reset (systray.ResetMenu) and rebuilt with new ids.
+// When traymenu.Compare finds the menu changed only in place (labels, Disabled and Checked; the
+// same items, separators and submenu lengths, the same checkability) the existing systray items
+// are updated (SetTitle, Enable/Disable, Check/Uncheck, only where a value changed), so D-Bus
+// menu ids stay stable; when it finds the menu reshaped, the systray menu is reset
+// (systray.ResetMenu) and rebuilt with new ids.
 //
 // Checkability rule: on Linux only items built as checkboxes can show a check mark, so an item is
 // built as a checkbox if it is Checked now or if any item with the same label was Checked at an
@@ -185,120 +175,95 @@ func (t *Tray) Show(m *fyne.Menu) {
 	if t.stopped {
 		return
 	}
-	var items []*fyne.MenuItem
-	if m != nil {
-		items = m.Items
-	}
-	entries := t.read(items)
-	t.markCheckable(entries)
+	items := traymenu.Read(m)
+	t.markCheckable(items)
 	if !t.started {
-		t.pending = entries
+		t.pending = items
 		return
 	}
-	t.apply(entries)
+	t.apply(items)
 }
 
-// read copies items (skipping nil ones) and records the labels of checked items.
-func (t *Tray) read(items []*fyne.MenuItem) []entry {
-	var out []entry
-	for _, i := range items {
-		if i == nil {
-			continue
+// markCheckable applies the checkability rule to items: first it remembers the labels checked
+// anywhere in this menu, then it marks the items to build as checkboxes.
+func (t *Tray) markCheckable(items []traymenu.Item) {
+	var remember func([]traymenu.Item)
+	remember = func(items []traymenu.Item) {
+		for _, it := range items {
+			if it.Checked {
+				t.checkable[it.Label] = true
+			}
+			remember(it.Children)
 		}
-		if i.IsSeparator {
-			out = append(out, entry{separator: true})
-			continue
-		}
-		e := entry{label: i.Label, disabled: i.Disabled, checked: i.Checked, action: i.Action}
-		if i.Checked {
-			t.checkable[i.Label] = true
-		}
-		if i.ChildMenu != nil {
-			e.children = t.read(i.ChildMenu.Items)
-		}
-		out = append(out, e)
 	}
-	return out
-}
-
-// markCheckable applies the checkability rule once the whole menu's checked labels are known.
-func (t *Tray) markCheckable(entries []entry) {
-	for i := range entries {
-		e := &entries[i]
-		e.checkable = !e.separator && (e.checked || t.checkable[e.label])
-		t.markCheckable(e.children)
+	var mark func([]traymenu.Item)
+	mark = func(items []traymenu.Item) {
+		for i := range items {
+			it := &items[i]
+			it.Checkable = !it.Separator && (it.Checked || t.checkable[it.Label])
+			mark(it.Children)
+		}
 	}
+	remember(items)
+	mark(items)
 }
 
-// apply makes systray show entries, in place when the shape allows it.
-func (t *Tray) apply(entries []entry) {
-	if sameShape(t.nodes, entries) {
-		update(t.nodes, entries)
+// apply makes systray show items, in place unless traymenu.Compare finds the menu reshaped.
+func (t *Tray) apply(items []traymenu.Item) {
+	if traymenu.Compare(t.shown, items) != traymenu.Reshaped {
+		update(t.nodes, t.shown, items)
+		t.shown = items
 		return
 	}
 	if t.nodes != nil {
 		systray.ResetMenu() // removes the items, closing their ClickedCh: old receivers end
 	}
 	var ready sync.WaitGroup
-	t.nodes = t.build(entries, nil, &ready)
+	t.nodes = t.build(items, nil, &ready)
+	t.shown = items
 	// A click that arrives before an item's receiver waits is dropped by systray: return only
 	// once every receiver is about to wait.
 	ready.Wait()
 }
 
-func sameShape(nodes []*node, entries []entry) bool {
-	if len(nodes) != len(entries) {
-		return false
-	}
+// update makes nodes, which show shown, show next (the same shape): it swaps every action and
+// calls only the setters whose value changed, since each emits D-Bus signals on Linux.
+func update(nodes []*node, shown, next []traymenu.Item) {
 	for i, n := range nodes {
-		e := entries[i]
-		if n.separator != e.separator || n.checkable != e.checkable || !sameShape(n.children, e.children) {
-			return false
-		}
-	}
-	return true
-}
-
-// update changes only what differs, since every systray setter emits D-Bus signals on Linux.
-func update(nodes []*node, entries []entry) {
-	for i, n := range nodes {
-		e := entries[i]
-		if n.separator {
+		was, now := shown[i], next[i]
+		if now.Separator {
 			continue
 		}
-		action := e.action
+		action := now.Action
 		n.action.Store(&action)
-		if n.label != e.label {
-			n.item.SetTitle(e.label)
-			n.label = e.label
+		if was.Label != now.Label {
+			n.item.SetTitle(now.Label)
 		}
-		if n.disabled != e.disabled {
-			if e.disabled {
+		if was.Disabled != now.Disabled {
+			if now.Disabled {
 				n.item.Disable()
 			} else {
 				n.item.Enable()
 			}
-			n.disabled = e.disabled
 		}
-		if n.checked != e.checked {
-			if e.checked {
+		if was.Checked != now.Checked {
+			if now.Checked {
 				n.item.Check()
 			} else {
 				n.item.Uncheck()
 			}
-			n.checked = e.checked
 		}
-		update(n.children, e.children)
+		update(n.children, was.Children, now.Children)
 	}
 }
 
-// build adds entries to systray under parent (nil: the top level) and starts their receivers.
-func (t *Tray) build(entries []entry, parent *systray.MenuItem, ready *sync.WaitGroup) []*node {
-	nodes := make([]*node, len(entries))
-	for i, e := range entries {
-		n := &node{separator: e.separator}
+// build adds items to systray under parent (nil: the top level) and starts their receivers.
+func (t *Tray) build(items []traymenu.Item, parent *systray.MenuItem, ready *sync.WaitGroup) []*node {
+	nodes := make([]*node, len(items))
+	for i, it := range items {
+		n := &node{}
 		nodes[i] = n
-		if e.separator {
+		if it.Separator {
 			if parent == nil {
 				systray.AddSeparator()
 			} else {
@@ -307,25 +272,24 @@ func (t *Tray) build(entries []entry, parent *systray.MenuItem, ready *sync.Wait
 			continue
 		}
 		switch {
-		case parent == nil && e.checkable:
-			n.item = systray.AddMenuItemCheckbox(e.label, "", e.checked)
+		case parent == nil && it.Checkable:
+			n.item = systray.AddMenuItemCheckbox(it.Label, "", it.Checked)
 		case parent == nil:
-			n.item = systray.AddMenuItem(e.label, "")
-		case e.checkable:
-			n.item = parent.AddSubMenuItemCheckbox(e.label, "", e.checked)
+			n.item = systray.AddMenuItem(it.Label, "")
+		case it.Checkable:
+			n.item = parent.AddSubMenuItemCheckbox(it.Label, "", it.Checked)
 		default:
-			n.item = parent.AddSubMenuItem(e.label, "")
+			n.item = parent.AddSubMenuItem(it.Label, "")
 		}
-		if e.disabled {
+		if it.Disabled {
 			n.item.Disable()
 		}
-		n.label, n.disabled, n.checked, n.checkable = e.label, e.disabled, e.checked, e.checkable
-		action := e.action
+		action := it.Action
 		n.action.Store(&action)
 		ready.Add(1)
 		t.listeners.Add(1)
 		go t.receive(n, ready)
-		n.children = t.build(e.children, n.item, ready)
+		n.children = t.build(it.Children, n.item, ready)
 	}
 	return nodes
 }
