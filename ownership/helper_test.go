@@ -154,6 +154,8 @@ func helperContender() int {
 			// Hold the handle's lock forever: the heartbeat loop blocks, the process keeps running.
 			go cur.mu.Lock()
 			say("wedged")
+		case "release":
+			say("released %v", cur.Release(context.Background()))
 		case "admitting":
 			say("admitting %v", cur.Admitting())
 		case "decide":

@@ -307,3 +307,39 @@ func TestHandoverFailsAtOnceWhenRequesterExits(t *testing.T) {
 		t.Fatalf("took %s to notice the requester had exited", d)
 	}
 }
+
+// Once any process has owned after this owner (the durable epoch moved past its own), the
+// handover is complete, even when that successor released before the old owner looked, or is
+// not the process the request named (a standby won the race): the old owner must not take the
+// routines back as if nobody had come.
+func TestHandoverCompleteOnceAnyoneOwnedAfter(t *testing.T) {
+	dir := testDir(t)
+	h, err := Acquire(context.Background(), Options{Dir: dir, HeartbeatInterval: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	standby := startHelper(t, "contender", dir)
+	standby.send("wait")
+	standby.expect("waiting", long)
+	bystander := exec.Command("sleep", "60") // the named requester: alive, never takes the guard
+	if err := bystander.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = bystander.Process.Kill(); _ = bystander.Wait() })
+	id, err := identify(bystander.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := testRequest(h.Token())
+	req.Requester.PID, req.Requester.PIDStartMS, req.Requester.PIDStartTicks = id.PID, id.StartMS, id.StartTicks
+	if err := writeJSONAtomic(dir, requestName, req, false); err != nil {
+		t.Fatal(err)
+	}
+	standby.expect("owned", long)
+	standby.send("release") // gone again before the old owner's deadline
+	standby.expect("released", long)
+	receive(t, h.Lost(), "the handle to end")
+	if err := h.Err(); !errors.Is(err, ErrReleased) {
+		t.Fatalf("handle ended with %v, want ErrReleased: a successor owned at a later epoch", err)
+	}
+}

@@ -215,7 +215,9 @@ const handoverWait = 5 * time.Second
 
 // awaitSuccessor runs after the guard was unlocked for the approved request req. It returns nil
 // once req's requester owns (the guard is held and owner.json names the requester's pid and start
-// time), or when handoverWait passes with the guard held by anyone (the routines are owned; a
+// time), once any process has owned after this one (the durable epoch file moved past this
+// owner's epoch: a successor that owned only briefly, or released before this loop looked, still
+// took over), or when handoverWait passes with the guard held by anyone (the routines are owned; a
 // standby may have won the race). It returns ErrHandoverFailed (wrapped, with the reason) when
 // the guard is still free at the deadline, or at once when the requester has exited without
 // taking it: a forged request, or a challenger that hung or died after the approval, must not
@@ -224,6 +226,10 @@ func (h *Handle) awaitSuccessor(req *Request) error {
 	want := requesterIdentity(req.Requester)
 	deadline := time.Now().Add(handoverWait)
 	for {
+		if e, err := readEpochFile(h.dir); err == nil && e > h.epoch {
+			h.log.Info("handed over", "epoch", e)
+			return nil
+		}
 		held, holder, err := guardHolder(h.dir)
 		if err == nil && held {
 			if rec, _ := readRecord(h.dir); rec != nil && rec.Token != h.token &&
