@@ -15,7 +15,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/routinely/routinely/app/autostart"
-	"github.com/routinely/routinely/app/core"
+	"github.com/routinely/routinely/app/owning"
 )
 
 // unitFile parses a systemd unit (systemd.syntax(7)): [Section] headers and Key=Value lines,
@@ -89,15 +89,15 @@ func checkDrainOnStop(t *testing.T, file string, u map[string][]string) {
 	}
 	got := u["Service.TimeoutStopSec"]
 	if len(got) != 1 {
-		t.Fatalf("%s: TimeoutStopSec = %q, want one value longer than the drain (%s)", file, got, core.DrainTimeout)
+		t.Fatalf("%s: TimeoutStopSec = %q, want one value longer than the drain (%s)", file, got, owning.DrainTimeout)
 	}
 	stop, err := systemdTimespan(got[0])
 	if err != nil {
 		t.Fatalf("%s: TimeoutStopSec=%s: %v", file, got[0], err)
 	}
 	// The drain ends by itself after DrainTimeout; releasing and exiting take moments more.
-	if margin := 30 * time.Second; stop < core.DrainTimeout+margin {
-		t.Errorf("%s: TimeoutStopSec=%s (%s) is not %s longer than the drain bound %s", file, got[0], stop, margin, core.DrainTimeout)
+	if margin := 30 * time.Second; stop < owning.DrainTimeout+margin {
+		t.Errorf("%s: TimeoutStopSec=%s (%s) is not %s longer than the drain bound %s", file, got[0], stop, margin, owning.DrainTimeout)
 	}
 	for _, k := range []string{"Service.SendSIGKILL", "Service.KillSignal", "Service.TimeoutSec"} {
 		if v, ok := u[k]; ok {

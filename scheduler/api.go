@@ -1,6 +1,6 @@
 package scheduler
 
-// The interfaces and types app/cli, app/core and app/desktop use.
+// The interfaces and types app/cli, app/owning and app/desktop use.
 
 import "time"
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/routinely/routinely/app/core"
+	"github.com/routinely/routinely/app/owning"
 	"github.com/routinely/routinely/app/paths"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
@@ -47,7 +47,7 @@ runs in flight (up to %s), releases and exits 0; under nohup, SIGHUP is ignored.
 stopping, a SIGINT or SIGTERM exits at once with 130 (143 for SIGTERM; runs in flight are then
 recorded as interrupted by the next owner); a further SIGHUP changes nothing.
 When this daemon approves a takeover it hands over and exits 0; if the requester has not
-taken the routines within 5s, it takes them back at a new epoch and carries on.`, fmtDur(core.DrainTimeout)),
+taken the routines within 5s, it takes them back at a new epoch and carries on.`, fmtDur(owning.DrainTimeout)),
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.timeoutSet = cmd.Flags().Changed("timeout")
@@ -104,7 +104,7 @@ func runDaemon(ctx context.Context, e *env, o daemonOptions) error {
 	if _, err := scheduler.MaxEpochOf(p.Journal); errors.Is(err, scheduler.ErrNotJournal) {
 		return fmt.Errorf("%w\nThe daemon did not start", err)
 	}
-	opts := core.OwnerOptions(p, ownership.RoleDaemon, Version, policy, e.logger)
+	opts := owning.Options(p, ownership.RoleDaemon, Version, policy, e.logger)
 	opts.HeartbeatInterval = o.heartbeat
 	for {
 		h, err := acquireForDaemon(ctx, e, p, opts, o)
@@ -120,7 +120,7 @@ func runDaemon(ctx context.Context, e *env, o daemonOptions) error {
 			fmt.Fprintln(e.stderr, startupLine(eng.Routines(), h.Epoch(), p.Config, e.now()))
 			return nil
 		}
-		if err := core.Serve(ctx, h, p, core.LogNotifier{Logger: e.logger}, e.logger, started); err != nil {
+		if err := owning.Serve(ctx, h, p, owning.LogNotifier{Logger: e.logger}, e.logger, started); err != nil {
 			return err
 		}
 		if ctx.Err() != nil {
@@ -190,8 +190,8 @@ func acquireForDaemon(ctx context.Context, e *env, p paths.Paths, opts ownership
 
 // onSignal is " on SIGHUP" (the signal that ended ctx), or "" when no signal did.
 func onSignal(ctx context.Context) string {
-	if sig := core.SignalOf(ctx); sig != nil {
-		return " on " + core.SignalName(sig)
+	if sig := owning.SignalOf(ctx); sig != nil {
+		return " on " + owning.SignalName(sig)
 	}
 	return ""
 }

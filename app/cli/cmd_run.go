@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/routinely/routinely/app/core"
+	"github.com/routinely/routinely/app/owning"
 	"github.com/routinely/routinely/app/paths"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
@@ -204,7 +204,7 @@ func reportRun(e *env, r *scheduler.Run, asJSON bool) error {
 // runHere owns the routines in this process just long enough to run o.name through the engine,
 // then releases. Another process winning the race → ownership.ErrOwned (75).
 func runHere(ctx context.Context, e *env, p paths.Paths, o runOptions) error {
-	opts := core.OwnerOptions(p, ownership.RoleDaemon, Version, ownership.PolicyAllow, e.logger)
+	opts := owning.Options(p, ownership.RoleDaemon, Version, ownership.PolicyAllow, e.logger)
 	h, err := ownership.Acquire(ctx, opts)
 	if err != nil {
 		var owned *ownership.OwnedError
@@ -219,7 +219,7 @@ func runHere(ctx context.Context, e *env, p paths.Paths, o runOptions) error {
 	started := make(chan struct{})
 	served := make(chan error, 1)
 	go func() {
-		served <- core.Serve(serveCtx, h, p, core.LogNotifier{Logger: e.logger}, e.logger, func(*scheduler.Engine) func() { close(started); return nil })
+		served <- owning.Serve(serveCtx, h, p, owning.LogNotifier{Logger: e.logger}, e.logger, func(*scheduler.Engine) func() { close(started); return nil })
 	}()
 	select {
 	case err := <-served:

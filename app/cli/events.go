@@ -56,7 +56,7 @@ func logEvent(e *env, ev ownership.Event) {
 	case ownership.EventYielding:
 		l.Info("yielding: no new runs; waiting for runs in flight")
 	case ownership.EventReleased:
-		l.Debug("released ownership") // ownership and core.Serve log it at info already
+		l.Debug("released ownership") // ownership and owning.Serve log it at info already
 	default:
 		l.Debug("ownership event", "kind", ev.Kind)
 	}

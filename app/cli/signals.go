@@ -8,7 +8,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/routinely/routinely/app/core"
+	"github.com/routinely/routinely/app/owning"
 )
 
 // Exit codes of a process ended by a second signal, as a shell reports a signal death (128 + n).
@@ -18,7 +18,7 @@ const (
 )
 
 // notifySignals returns a context that the first SIGINT, SIGTERM or SIGHUP cancels, with a
-// *core.StopSignal naming the signal as its cause (context.Cause): commands then stop cleanly
+// *owning.StopSignal naming the signal as its cause (context.Cause): commands then stop cleanly
 // (the daemon drains and releases). SIGHUP is a stop like SIGTERM because a closed terminal or
 // ssh session must not cut the runs in flight; but a SIGHUP ignored when the process started
 // (nohup) stays ignored, so the process outlives the terminal as its user asked.
@@ -49,7 +49,7 @@ func notifySignals(stderr io.Writer) (ctx context.Context, stop func()) {
 	go func() {
 		select {
 		case sig := <-sigs:
-			cancel(&core.StopSignal{Signal: sig})
+			cancel(&owning.StopSignal{Signal: sig})
 		case <-done:
 			return
 		}
@@ -59,7 +59,7 @@ func notifySignals(stderr io.Writer) (ctx context.Context, stop func()) {
 				if sig == syscall.SIGHUP {
 					continue
 				}
-				fmt.Fprintf(stderr, "routinely: second %s (%s): exiting now without waiting for runs in flight\n", sig, core.SignalName(sig))
+				fmt.Fprintf(stderr, "routinely: second %s (%s): exiting now without waiting for runs in flight\n", sig, owning.SignalName(sig))
 				if sig == syscall.SIGTERM {
 					os.Exit(exitSecondSIGTERM)
 				}

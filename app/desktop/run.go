@@ -14,9 +14,9 @@ import (
 	"fyne.io/fyne/v2/app"
 
 	"github.com/routinely/routinely/app/autostart"
-	"github.com/routinely/routinely/app/core"
 	_ "github.com/routinely/routinely/app/desktop/locale" // before Fyne reads the locale
 	"github.com/routinely/routinely/app/desktop/session"
+	"github.com/routinely/routinely/app/owning"
 	"github.com/routinely/routinely/app/paths"
 	"github.com/routinely/routinely/app/ui"
 	"github.com/routinely/routinely/ownership"
@@ -96,7 +96,7 @@ func Run(ctx context.Context, p paths.Paths, background bool, version string, lo
 			// on SIGINT and SIGTERM (if it runs), so the window gets no more updates and is left
 			// alone; it does not watch SIGHUP (the terminal that started the app closed), so
 			// then this is a Quit in full, which also ends Fyne's loop once drained.
-			sig := core.SignalOf(ctx)
+			sig := owning.SignalOf(ctx)
 			logger.Info("stop signal received", "signal", signalName(sig))
 			toolkitQuits := sig == syscall.SIGINT || sig == syscall.SIGTERM
 			if toolkitQuits {
@@ -142,5 +142,5 @@ func signalName(sig os.Signal) string {
 	if sig == nil {
 		return "none"
 	}
-	return core.SignalName(sig)
+	return owning.SignalName(sig)
 }

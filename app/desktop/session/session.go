@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/routinely/routinely/app/autostart"
-	"github.com/routinely/routinely/app/core"
+	"github.com/routinely/routinely/app/owning"
 	"github.com/routinely/routinely/app/paths"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
@@ -52,7 +52,7 @@ type Session struct {
 
 	// engMu guards engine, the running scheduler while this app owns: a snapshot holds it for
 	// reading while it reads the engine, and the engine is dropped under the write lock before
-	// core.Serve closes the journal the engine reads (and as soon as the owner starts stopping).
+	// owning.Serve closes the journal the engine reads (and as soon as the owner starts stopping).
 	engMu  sync.RWMutex
 	engine *scheduler.Engine
 
@@ -165,7 +165,7 @@ func (s *Session) takeOver(ctx context.Context) (*ownership.Handle, error) {
 }
 
 // own runs the routines while h owns; it returns when h is lost (an approved takeover) or ctx
-// ends (Quit: core.Serve drains and releases).
+// ends (Quit: owning.Serve drains and releases).
 func (s *Session) own(ctx context.Context, h *ownership.Handle) {
 	s.mu.Lock()
 	s.mode, s.handle, s.pending, s.notice = ModeOwning, h, nil, ""
@@ -175,7 +175,7 @@ func (s *Session) own(ctx context.Context, h *ownership.Handle) {
 	go s.watchEvents(h)
 	served := make(chan struct{})
 	go s.dropEngine(ctx, h, served)
-	err := core.Serve(ctx, h, s.opts.Paths, s.opts.Notifier, s.logger, func(e *scheduler.Engine) func() {
+	err := owning.Serve(ctx, h, s.opts.Paths, s.opts.Notifier, s.logger, func(e *scheduler.Engine) func() {
 		s.engMu.Lock()
 		if ctx.Err() == nil && !isClosed(h.Lost()) { // else dropEngine has run or is about to
 			s.engine = e
@@ -204,7 +204,7 @@ func (s *Session) own(ctx context.Context, h *ownership.Handle) {
 	if err == nil {
 		return
 	}
-	// The routines could not start (journal or config unusable); core.Serve has released the
+	// The routines could not start (journal or config unusable); owning.Serve has released the
 	// handle so another process may try. Say why, and try again once the routines file changes.
 	s.logger.Error("cannot run the routines", "err", err)
 	s.setNotice(fmt.Sprintf("Cannot run the routines: %v", err))
@@ -212,7 +212,7 @@ func (s *Session) own(ctx context.Context, h *ownership.Handle) {
 }
 
 // dropEngine stops snapshots from reading the engine as soon as it starts stopping (Quit, or the
-// handle lost to an approved takeover): core.Serve closes the engine's journal once the engine
+// handle lost to an approved takeover): owning.Serve closes the engine's journal once the engine
 // has stopped, and a snapshot still reading through it would fail ("sql: database is closed")
 // and show no routines. Snapshots read the journal through the observer's connection instead.
 func (s *Session) dropEngine(ctx context.Context, h *ownership.Handle, served <-chan struct{}) {
@@ -276,7 +276,7 @@ func (s *Session) watchEvents(h *ownership.Handle) {
 
 func (s *Session) ownershipOptions() ownership.Options {
 	// PolicyAsk always: onRequest applies the saved setting, so a change applies at once.
-	o := core.OwnerOptions(s.opts.Paths, ownership.RoleDesktop, s.opts.Version, ownership.PolicyAsk, s.logger)
+	o := owning.Options(s.opts.Paths, ownership.RoleDesktop, s.opts.Version, ownership.PolicyAsk, s.logger)
 	o.OnRequest = s.onRequest
 	return o
 }

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/routinely/routinely/app/autostart"
-	"github.com/routinely/routinely/app/core"
+	"github.com/routinely/routinely/app/owning"
 	"github.com/routinely/routinely/app/paths"
 	"github.com/routinely/routinely/internal/syncbuf"
 	"github.com/routinely/routinely/ownership"
@@ -113,7 +113,7 @@ func line(t *testing.T, lines <-chan string, within time.Duration) string {
 	return ""
 }
 
-// newSession starts a real session (real ownership, core.Serve and scheduler) on a fresh
+// newSession starts a real session (real ownership, owning.Serve and scheduler) on a fresh
 // profile with one quiet routine, and stops it at the end of the test.
 func newSession(t *testing.T) (*Session, paths.Paths) {
 	t.Helper()
@@ -132,7 +132,7 @@ func newSessionAt(t *testing.T, p paths.Paths) (*Session, paths.Paths) {
 			t.Fatal(err)
 		}
 	}
-	s := New(Options{Paths: p, Version: "test", Notifier: core.LogNotifier{}, Tick: 100 * time.Millisecond,
+	s := New(Options{Paths: p, Version: "test", Notifier: owning.LogNotifier{}, Tick: 100 * time.Millisecond,
 		Executable: "/usr/bin/routinely-test", Logger: testLogger(t),
 		Autostart: autostart.NewXDG(filepath.Join(t.TempDir(), "xdg-config"))})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -186,13 +186,13 @@ func waitFor(t *testing.T, s *Session, within time.Duration, what string, ok fun
 	}
 }
 
-func owning(st State) bool {
+func ownsOne(st State) bool {
 	return st.Mode == ModeOwning && st.Self != nil && len(st.Routines) == 1
 }
 
 func TestApprovedTakeoverThenOwnsAgainWhenDaemonDies(t *testing.T) {
 	s, p := newSession(t)
-	waitFor(t, s, 10*time.Second, "owning at start", owning)
+	waitFor(t, s, 10*time.Second, "owning at start", ownsOne)
 
 	cmd, lines := startChallenger(t, p.State, 30*time.Second)
 	st := waitFor(t, s, 5*time.Second, "takeover prompt", func(st State) bool { return st.Pending != nil })
@@ -216,7 +216,7 @@ func TestApprovedTakeoverThenOwnsAgainWhenDaemonDies(t *testing.T) {
 		return st.Mode == ModeOwning && st.Self != nil && st.Self.PID == os.Getpid()
 	})
 	t.Logf("owned again %s after SIGKILL", time.Since(killed).Round(time.Millisecond))
-	waitFor(t, s, 10*time.Second, "routines running again", owning)
+	waitFor(t, s, 10*time.Second, "routines running again", ownsOne)
 	// Snapshots taken while the engine stopped must not have read through its closed journal.
 	if l := logsOf(t); strings.Contains(l, "database is closed") {
 		t.Errorf("a snapshot read the stopped engine's closed journal:\n%s", l)
@@ -229,7 +229,7 @@ func TestSnapshotsDuringHandoverKeepTheRoutines(t *testing.T) {
 	for i := range 3 {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			s, p := newSession(t)
-			waitFor(t, s, 10*time.Second, "owning at start", owning)
+			waitFor(t, s, 10*time.Second, "owning at start", ownsOne)
 			stop := make(chan struct{})
 			var bad []string
 			var wg sync.WaitGroup
@@ -335,7 +335,7 @@ func TestLoginItemFollowsTheBinaryAtStartup(t *testing.T) {
 
 func TestUnansweredRequestIsDeniedAtDeadline(t *testing.T) {
 	s, p := newSession(t)
-	waitFor(t, s, 10*time.Second, "owning at start", owning)
+	waitFor(t, s, 10*time.Second, "owning at start", ownsOne)
 	_, lines := startChallenger(t, p.State, 4*time.Second)
 	waitFor(t, s, 4*time.Second, "takeover prompt", func(st State) bool { return st.Pending != nil })
 	got := line(t, lines, 10*time.Second)
@@ -343,14 +343,14 @@ func TestUnansweredRequestIsDeniedAtDeadline(t *testing.T) {
 		t.Fatalf("challenger: %q, want it refused after the deadline", got)
 	}
 	st := waitFor(t, s, 2*time.Second, "prompt gone after the deadline", func(st State) bool { return st.Pending == nil })
-	if !owning(st) {
+	if !ownsOne(st) {
 		t.Errorf("the app gave up the routines without an answer (mode %d)", st.Mode)
 	}
 }
 
 func TestPolicyAlwaysDenyIsSavedAndApplied(t *testing.T) {
 	s, p := newSession(t)
-	waitFor(t, s, 10*time.Second, "owning at start", owning)
+	waitFor(t, s, 10*time.Second, "owning at start", ownsOne)
 	if err := s.SetPolicy(ownership.PolicyDeny); err != nil {
 		t.Fatal(err)
 	}
@@ -361,14 +361,14 @@ func TestPolicyAlwaysDenyIsSavedAndApplied(t *testing.T) {
 	if got := line(t, lines, 10*time.Second); got != "denied" {
 		t.Fatalf("challenger: %q, want denied by policy", got)
 	}
-	if st := s.Snapshot(); !owning(st) || st.Pending != nil || st.Policy != ownership.PolicyDeny {
+	if st := s.Snapshot(); !ownsOne(st) || st.Pending != nil || st.Policy != ownership.PolicyDeny {
 		t.Errorf("after a policy denial: mode %d pending %v policy %q", st.Mode, st.Pending, st.Policy)
 	}
 }
 
 func TestRunNowAndPauseGoThroughTheJournal(t *testing.T) {
 	s, _ := newSession(t)
-	waitFor(t, s, 10*time.Second, "owning at start", owning)
+	waitFor(t, s, 10*time.Second, "owning at start", ownsOne)
 	if err := s.SetPaused("", true); err != nil {
 		t.Fatal(err)
 	}
@@ -412,7 +412,7 @@ func TestStandbyThenTakeBack(t *testing.T) {
 	if got := line(t, lines, 10*time.Second); got != "lost" {
 		t.Fatalf("daemon: %q, want it to hand over", got)
 	}
-	waitFor(t, s, 5*time.Second, "owning after Take back", owning)
+	waitFor(t, s, 5*time.Second, "owning after Take back", ownsOne)
 }
 
 // The snapshot carries the routines file's validation errors with file:line:col, for the
@@ -420,7 +420,7 @@ func TestStandbyThenTakeBack(t *testing.T) {
 // and one broken at start-up.
 func TestBrokenConfigShowsWhereInSettings(t *testing.T) {
 	s, p := newSession(t)
-	waitFor(t, s, 10*time.Second, "owning at start", owning)
+	waitFor(t, s, 10*time.Second, "owning at start", ownsOne)
 	// The snapshot shows the routines from the journal before the engine has started: wait for
 	// the engine itself (and so its watch on the file) before breaking the file.
 	waitFor(t, s, 10*time.Second, "engine running", func(State) bool {

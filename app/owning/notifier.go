@@ -1,4 +1,4 @@
-package core
+package owning
 
 import "log/slog"
 

@@ -1,4 +1,4 @@
-package core
+package owning
 
 import (
 	"bufio"
@@ -44,8 +44,8 @@ func runChallenger(home string) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	opts := OwnerOptions(p, ownership.RoleDaemon, "test", ownership.PolicyAllow, slog.New(slog.DiscardHandler))
-	h, err := ownership.Takeover(ctx, opts, ownership.TakeoverOptions{Timeout: 30 * time.Second, Reason: "core test"})
+	opts := Options(p, ownership.RoleDaemon, "test", ownership.PolicyAllow, slog.New(slog.DiscardHandler))
+	h, err := ownership.Takeover(ctx, opts, ownership.TakeoverOptions{Timeout: 30 * time.Second, Reason: "owning test"})
 	if err != nil {
 		fmt.Println("error:", err)
 		return 1
@@ -70,7 +70,7 @@ func profile(t *testing.T, config string) paths.Paths {
 
 func acquire(t *testing.T, p paths.Paths) *ownership.Handle {
 	t.Helper()
-	h, err := ownership.Acquire(context.Background(), OwnerOptions(p, ownership.RoleDaemon, "test", ownership.PolicyAllow, slog.New(slog.DiscardHandler)))
+	h, err := ownership.Acquire(context.Background(), Options(p, ownership.RoleDaemon, "test", ownership.PolicyAllow, slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
-// Package core is the owner's lifecycle shared by the daemon and the desktop app: open the
+// Package owning serves this process as the owner, for the daemon and the desktop app alike: open the
 // journal, run the scheduler engine while the ownership handle owns, drain and release.
-package core
+package owning
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package core
+package owning
 
 import (
 	"fmt"
@@ -9,10 +9,10 @@ import (
 	"github.com/routinely/routinely/scheduler"
 )
 
-// OwnerOptions returns the ownership options every owner of profile p uses: its state directory,
+// Options returns the ownership options every owner of profile p uses: its state directory,
 // role, version, takeover policy, and the journal as an extra epoch source, so an epoch never
 // goes back even if owner.json and the epoch file are lost.
-func OwnerOptions(p paths.Paths, role ownership.Role, version string, policy ownership.Policy, logger *slog.Logger) ownership.Options {
+func Options(p paths.Paths, role ownership.Role, version string, policy ownership.Policy, logger *slog.Logger) ownership.Options {
 	return ownership.Options{
 		Dir: p.State, Role: role, Version: version, Policy: policy, Logger: logger,
 		EpochFloor: func() (uint64, error) { return JournalEpoch(p) },
