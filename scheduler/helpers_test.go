@@ -252,6 +252,21 @@ func (h *harness) settle() {
 	}
 }
 
+// dueHandled reports whether every routine's slots due by the fake clock's now have been
+// handed to dispatch (or recorded by catch-up): a timer that has fired but whose gocron task has
+// not called the engine yet leaves a slot due and unhandled, and the engine looks idle meanwhile.
+func (h *harness) dueHandled() bool {
+	h.e.mu.Lock()
+	defer h.e.mu.Unlock()
+	now := h.clock.Now()
+	for _, a := range h.e.routines {
+		if next := a.sched.next(a.lastSlot); !next.IsZero() && !next.After(now) {
+			return false
+		}
+	}
+	return true
+}
+
 // eventually polls cond until it holds or the deadline passes.
 func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
