@@ -6,28 +6,21 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 )
 
-// StateDir resolves and prepares the state directory: override (from --home or ROUTINELY_HOME)
-// if non-empty, else the per-OS default of docs/design.md#2-state-directory (Linux $XDG_STATE_HOME/routinely or
-// ~/.local/state/routinely, macOS ~/Library/Application Support/Routinely, Windows
-// %LOCALAPPDATA%\Routinely). It creates the directory 0700 when missing and returns its canonical
-// path (symlinks resolved, so two aliases of one directory share one guard).
+// StateDir prepares the state directory dir (app/paths chooses it: --home, ROUTINELY_HOME or the
+// per-OS default, docs/design.md#2-state-directory). It creates the directory 0700 when missing
+// and returns its canonical path (symlinks resolved, so two aliases of one directory share one
+// guard).
 //
 // Errors: ErrUnsafeDir (wrapped, naming the directory, the reason and what to do) when the
 // directory is owned by another user (directly or as a symlink's target), grants its group or
 // others any access (Unix mode bits 0077), is not a directory, or (Linux) is on NFS, SMB/CIFS or
 // FUSE, where file locks are not shared between machines; an I/O error (wrapped) when it cannot
-// be created or examined.
-func StateDir(override string) (string, error) {
-	dir := override
+// be created or examined; ErrUnsafeDir when dir is empty.
+func StateDir(dir string) (string, error) {
 	if dir == "" {
-		d, err := defaultStateDir(os.Getenv, runtime.GOOS)
-		if err != nil {
-			return "", err
-		}
-		dir = d
+		return "", fmt.Errorf("%w: no state directory given", ErrUnsafeDir)
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -53,34 +46,6 @@ func StateDir(override string) (string, error) {
 		return "", err
 	}
 	return real, nil
-}
-
-// defaultStateDir returns the per-OS default state directory, reading the environment through
-// getenv so tests can pass values in. It returns an error when no home directory is known.
-func defaultStateDir(getenv func(string) string, goos string) (string, error) {
-	home := getenv("HOME")
-	switch goos {
-	case "windows":
-		if v := getenv("LOCALAPPDATA"); v != "" {
-			return filepath.Join(v, "Routinely"), nil
-		}
-		if v := getenv("USERPROFILE"); v != "" {
-			return filepath.Join(v, "AppData", "Local", "Routinely"), nil
-		}
-	case "darwin":
-		if home != "" {
-			return filepath.Join(home, "Library", "Application Support", "Routinely"), nil
-		}
-	default:
-		// XDG Base Directory spec 0.8: $XDG_STATE_HOME must be absolute, else ~/.local/state.
-		if v := getenv("XDG_STATE_HOME"); filepath.IsAbs(v) {
-			return filepath.Join(v, "routinely"), nil
-		}
-		if home != "" {
-			return filepath.Join(home, ".local", "state", "routinely"), nil
-		}
-	}
-	return "", fmt.Errorf("%w: no home directory is known (set HOME, or pass --home DIR / ROUTINELY_HOME)", ErrUnsafeDir)
 }
 
 // checkDirSafe refuses a directory that another user could tamper with (checkDirAccess) or whose

@@ -26,14 +26,23 @@ type Paths struct {
 }
 
 // Resolve returns the paths of the profile selected by home (--home), else $ROUTINELY_HOME, else
-// the per-OS defaults (docs/design.md#2-state-directory). It creates and checks the state directory through
-// ownership.StateDir and returns its errors (ownership.ErrUnsafeDir, wrapped) unchanged. Owners
+// the per-OS defaults (defaultState; docs/design.md#2-state-directory). It creates and checks the
+// state directory through ownership.StateDir and returns its errors (ownership.ErrUnsafeDir,
+// wrapped) unchanged; ErrUnsafeDir too when no home directory is known for the defaults. Owners
 // and commands that write (daemon, run, pause, resume, the desktop app) use it.
 func Resolve(home string) (Paths, error) {
 	if home == "" {
 		home = os.Getenv(EnvHome)
 	}
-	state, err := ownership.StateDir(home)
+	dir := home
+	if dir == "" {
+		d, err := defaultState()
+		if err != nil {
+			return Paths{}, err
+		}
+		dir = d
+	}
+	state, err := ownership.StateDir(dir)
 	if err != nil {
 		return Paths{}, err
 	}
@@ -64,25 +73,40 @@ func Lookup(home string) (p Paths, exists bool, err error) {
 }
 
 // build lays out a profile's files around its state directory. With an override (--home or
-// ROUTINELY_HOME) everything lives in it; otherwise Linux keeps routines.toml under
-// $XDG_CONFIG_HOME/routinely and macOS and Windows beside the state, as their apps do.
+// ROUTINELY_HOME) everything lives in it; otherwise configBesideState decides where routines.toml
+// is.
 func build(state string, override bool) Paths {
 	p := Paths{State: state, Journal: filepath.Join(state, "journal.db"), Logs: filepath.Join(state, "logs")}
-	switch {
-	case override:
+	if override || configBesideState() {
 		p.Config = filepath.Join(state, "routines.toml")
-	case runtime.GOOS == "linux" || runtime.GOOS == "freebsd":
+	} else {
 		p.Config = filepath.Join(xdg.ConfigHome, "routinely", "routines.toml")
-	default:
-		p.Config = filepath.Join(state, "routines.toml")
 	}
 	return p
 }
 
-// EnsureConfigDir creates the directory of p.Config (0700) so a first routines.toml can be written.
-func (p Paths) EnsureConfigDir() error {
-	if err := os.MkdirAll(filepath.Dir(p.Config), 0o700); err != nil {
-		return fmt.Errorf("create config directory: %w", err)
+// The per-OS defaults, all here: the state directory is the XDG state home's "routinely"
+// (Linux and the BSDs: $XDG_STATE_HOME, else ~/.local/state), macOS's Application Support
+// "Routinely" and Windows' %LOCALAPPDATA%\Routinely — adrg/xdg's StateHome on each. routines.toml
+// is in the XDG config home on Linux and the BSDs, and beside the state on macOS and Windows, as
+// their apps keep settings. adrg/xdg reads the environment when the program starts (xdg.Reload
+// reads it again).
+
+// configBesideState reports whether the default routines.toml lives in the state directory.
+func configBesideState() bool { return runtime.GOOS == "darwin" || runtime.GOOS == "windows" }
+
+// defaultState returns the default state directory. Errors: ownership.ErrUnsafeDir (wrapped)
+// when no home directory is known, so no absolute default exists.
+func defaultState() (string, error) {
+	name := "routinely"
+	if configBesideState() {
+		name = "Routinely"
 	}
-	return nil
+	dir := filepath.Join(xdg.StateHome, name)
+	// Without a home directory adrg/xdg falls back to a path under "/", which is nobody's.
+	_, noHome := os.UserHomeDir()
+	if noHome != nil && !filepath.IsAbs(os.Getenv("XDG_STATE_HOME")) || !filepath.IsAbs(dir) {
+		return "", fmt.Errorf("%w: no home directory is known (set HOME, or pass --home DIR / ROUTINELY_HOME)", ownership.ErrUnsafeDir)
+	}
+	return dir, nil
 }

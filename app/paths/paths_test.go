@@ -1,9 +1,15 @@
 package paths
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/adrg/xdg"
+
+	"github.com/routinely/routinely/ownership"
 )
 
 // Lookup never creates the directory --home names; once it exists it agrees with Resolve.
@@ -54,5 +60,40 @@ func TestLookupRefusesUnsafeDir(t *testing.T) {
 	}
 	if _, _, err := Lookup(home); err == nil {
 		t.Fatal("Lookup accepted a group-writable directory")
+	}
+}
+
+// The per-OS default comes from adrg/xdg's state home: $XDG_STATE_HOME/routinely when it is
+// absolute (the XDG spec ignores a relative one), else ~/.local/state/routinely; with no home at
+// all there is no default and the refusal says what to pass. Resolve("") then uses it.
+func TestDefaultStateFollowsXDG(t *testing.T) {
+	if configBesideState() {
+		t.Skip("macOS and Windows: the default is the system's application-data folder (adrg/xdg)")
+	}
+	t.Cleanup(xdg.Reload)
+	home := t.TempDir()
+	t.Setenv(EnvHome, "")
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "xdg-state"))
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "xdg-config"))
+	xdg.Reload()
+	if got, err := defaultState(); err != nil || got != filepath.Join(home, "xdg-state", "routinely") {
+		t.Fatalf("defaultState() = %q, %v; want $XDG_STATE_HOME/routinely", got, err)
+	}
+	p, err := Resolve("")
+	if err != nil || p.State != filepath.Join(home, "xdg-state", "routinely") ||
+		p.Config != filepath.Join(home, "xdg-config", "routinely", "routines.toml") {
+		t.Fatalf("Resolve(\"\") = %+v, %v; want the XDG state and config homes", p, err)
+	}
+	t.Setenv("XDG_STATE_HOME", "relative/ignored")
+	xdg.Reload()
+	if got, _ := defaultState(); got != filepath.Join(home, ".local", "state", "routinely") {
+		t.Errorf("with a relative XDG_STATE_HOME: %q, want ~/.local/state/routinely", got)
+	}
+	t.Setenv("HOME", "")
+	t.Setenv("XDG_STATE_HOME", "")
+	xdg.Reload()
+	if got, err := defaultState(); !errors.Is(err, ownership.ErrUnsafeDir) || !strings.Contains(err.Error(), "--home") {
+		t.Errorf("with no home: %q, %v; want ErrUnsafeDir saying to pass --home", got, err)
 	}
 }
