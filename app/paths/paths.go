@@ -110,3 +110,11 @@ func defaultState() (string, error) {
 	}
 	return dir, nil
 }
+
+// EnsureConfigDir creates the directory of p.Config (0700) so a first routines.toml can be written.
+func (p Paths) EnsureConfigDir() error {
+	if err := os.MkdirAll(filepath.Dir(p.Config), 0o700); err != nil {
+		return fmt.Errorf("create config directory: %w", err)
+	}
+	return nil
+}
