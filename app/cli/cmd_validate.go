@@ -61,6 +61,7 @@ func runValidate(_ context.Context, e *env, o validateOptions) error {
 	}
 	out.Problems = toJSONProblems(cfg.Problems)
 	out.OK = len(cfg.Problems) == 0
+	printed := len(problemLines(cfg.Problems))
 	if o.json {
 		if err := writeJSON(e.stdout, out); err != nil {
 			return err
@@ -76,7 +77,7 @@ func runValidate(_ context.Context, e *env, o validateOptions) error {
 		if n := len(cfg.Routines); n > 0 {
 			runs = "the other " + plural(n, "routine runs", "routines run")
 		}
-		return withCode(ExitConfig, fmt.Errorf("%s: %s; %s", file, plural(len(cfg.Problems), "problem", "problems"), runs))
+		return withCode(ExitConfig, fmt.Errorf("%s: %s; %s", file, plural(printed, "problem", "problems"), runs))
 	}
 	return nil
 }

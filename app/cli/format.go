@@ -116,11 +116,42 @@ func ownedHelp(r *ownership.Record) string {
 // msDur converts milliseconds from owner.json to a duration.
 func msDur(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
 
-// printProblems prints routines.toml problems as file:line:col: routine: message.
+// printProblems prints routines.toml problems, each once, as FILE:LINE:COL: message. A problem
+// several routines share (a bad key in [defaults] disables every routine that inherits it) is
+// one line naming them all.
 func printProblems(w io.Writer, problems []scheduler.Problem) {
-	for _, p := range problems {
-		fmt.Fprintln(w, formatProblem(p))
+	for _, l := range problemLines(problems) {
+		fmt.Fprintln(w, l)
 	}
+}
+
+// problemLines turns problems into the lines printProblems prints, in their order: problems at
+// the same place with the same message are merged, naming their routines.
+func problemLines(problems []scheduler.Problem) []string {
+	type place struct {
+		file      string
+		line, col int
+		message   string
+	}
+	var order []place
+	routines := map[place][]string{}
+	for _, p := range problems {
+		k := place{p.File, p.Line, p.Col, p.Message}
+		if _, seen := routines[k]; !seen {
+			order = append(order, k)
+		}
+		routines[k] = append(routines[k], p.Routine)
+	}
+	lines := make([]string, 0, len(order))
+	for _, k := range order {
+		names := routines[k]
+		if len(names) == 1 {
+			lines = append(lines, formatProblem(scheduler.Problem{File: k.file, Line: k.line, Col: k.col, Routine: names[0], Message: k.message}))
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("%s:%d:%d: %s (routines %s)", k.file, k.line, k.col, k.message, strings.Join(names, ", ")))
+	}
+	return lines
 }
 
 // formatProblem is one problem as FILE:LINE:COL: routine "NAME": message (no routine part for a

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -60,5 +61,21 @@ func TestValidateBrokenFileNamesLineAndColumn(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A problem in [defaults] disables every routine that inherits it, and validate says so once:
+// one line naming the routines, and the summary counts it once.
+func TestValidatePrintsEachProblemOnce(t *testing.T) {
+	home := newHome(t, "[defaults]\ntimezone = \"Mars/Base\"\n\n[[routine]]\nname = \"x\"\nevery = \"5s\"\nshell = 'true'\n\n[[routine]]\nname = \"y\"\nevery = \"5s\"\nshell = 'true'\n")
+	_, stderr, code := run(t, home, "validate")
+	if code != 78 {
+		t.Fatalf("validate: exit %d, want 78\n%s", code, stderr)
+	}
+	if n := strings.Count(stderr, `unknown time zone "Mars/Base"`); n != 1 {
+		t.Fatalf("the [defaults] problem is printed %d times, want once:\n%s", n, stderr)
+	}
+	if !strings.Contains(stderr, "routines.toml:2:1: unknown time zone \"Mars/Base\" (routines x, y)") || !strings.Contains(stderr, ": 1 problem;") {
+		t.Fatalf("want one line naming both routines and a summary of 1 problem:\n%s", stderr)
 	}
 }
