@@ -241,20 +241,7 @@ func TestForgedTakeoverDoesNotCompleteHandover(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bystander := exec.Command("sleep", "60")
-	if err := bystander.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = bystander.Process.Kill(); _ = bystander.Wait() })
-	id, err := identify(bystander.Process.Pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req := testRequest(h.Token())
-	req.Requester.PID, req.Requester.PIDStartMS, req.Requester.PIDStartTicks = id.PID, id.StartMS, id.StartTicks
-	if err := writeJSONAtomic(dir, requestName, req, false); err != nil {
-		t.Fatal(err)
-	}
+	forgeRequest(t, dir, h)
 	eventually(t, long, "the owner to approve and let go", func() bool { return !h.Admitting() })
 	released := time.Now()
 	receive(t, h.Lost(), "the handle to end")
@@ -278,20 +265,7 @@ func TestHandoverFailsAtOnceWhenRequesterExits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bystander := exec.Command("sleep", "60")
-	if err := bystander.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = bystander.Process.Kill(); _ = bystander.Wait() })
-	id, err := identify(bystander.Process.Pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req := testRequest(h.Token())
-	req.Requester.PID, req.Requester.PIDStartMS, req.Requester.PIDStartTicks = id.PID, id.StartMS, id.StartTicks
-	if err := writeJSONAtomic(dir, requestName, req, false); err != nil {
-		t.Fatal(err)
-	}
+	bystander := forgeRequest(t, dir, h)
 	eventually(t, long, "the owner to let go of the guard", func() bool {
 		st, _ := Inspect(dir)
 		return !h.Admitting() && !st.Held
@@ -321,7 +295,22 @@ func TestHandoverCompleteOnceAnyoneOwnedAfter(t *testing.T) {
 	standby := startHelper(t, "contender", dir)
 	standby.send("wait")
 	standby.expect("waiting", long)
-	bystander := exec.Command("sleep", "60") // the named requester: alive, never takes the guard
+	forgeRequest(t, dir, h) // the named requester: alive, never takes the guard
+	standby.expect("owned", long)
+	standby.send("release") // gone again before the old owner's deadline
+	standby.expect("released", long)
+	receive(t, h.Lost(), "the handle to end")
+	if err := h.Err(); !errors.Is(err, ErrReleased) {
+		t.Fatalf("handle ended with %v, want ErrReleased: a successor owned at a later epoch", err)
+	}
+}
+
+// forgeRequest writes a takeover request to h's owner that names a live process of this user
+// which is no challenger (a sleep): it never takes the guard. It returns that process; the test
+// ends it.
+func forgeRequest(t *testing.T, dir string, h *Handle) *exec.Cmd {
+	t.Helper()
+	bystander := exec.Command("sleep", "60")
 	if err := bystander.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -335,11 +324,5 @@ func TestHandoverCompleteOnceAnyoneOwnedAfter(t *testing.T) {
 	if err := writeJSONAtomic(dir, requestName, req, false); err != nil {
 		t.Fatal(err)
 	}
-	standby.expect("owned", long)
-	standby.send("release") // gone again before the old owner's deadline
-	standby.expect("released", long)
-	receive(t, h.Lost(), "the handle to end")
-	if err := h.Err(); !errors.Is(err, ErrReleased) {
-		t.Fatalf("handle ended with %v, want ErrReleased: a successor owned at a later epoch", err)
-	}
+	return bystander
 }
