@@ -26,6 +26,14 @@ func (h *Handle) checkRequest() {
 		h.dropRequest(current, "withdrawn")
 		current = nil
 	}
+	if current != nil && !time.Now().Before(current.ExpiresAt) {
+		// Judged on the copy the owner answered, not the file, which its writer may rewrite
+		// under the same id: the loop wakes at this deadline and must find the request gone.
+		h.log.Info("ignoring takeover request", "id", current.ID, "reason", "expired")
+		h.dropRequest(current, "expired")
+		removeRequest(h.dir, current.ID)
+		return
+	}
 	if req == nil {
 		return
 	}
