@@ -186,13 +186,14 @@ func startOwning(o Options, g *guard, w *dirWatcher) (*Handle, error) {
 	h := &Handle{
 		dir: o.Dir, opts: o, log: o.Logger.With("component", "ownership"), guard: g,
 		token: uuid.NewString(), epoch: epoch, interval: o.HeartbeatInterval,
-		admitting: true,
-		idle:      make(chan struct{}),
-		denied:    map[string]bool{},
-		events:    make(chan Event, eventBuffer),
-		lost:      make(chan struct{}),
-		wake:      make(chan struct{}, 1),
-		loopDone:  make(chan struct{}),
+		phase:    phaseOwning,
+		policy:   o.Policy,
+		idle:     make(chan struct{}),
+		denied:   map[string]bool{},
+		events:   make(chan Event, eventBuffer),
+		lost:     make(chan struct{}),
+		wake:     make(chan struct{}, 1),
+		loopDone: make(chan struct{}),
 	}
 	close(h.idle)
 	h.rec = Record{

@@ -20,8 +20,31 @@
 //     handle ends only once it has seen the requester own; if nobody takes the guard within 5 s
 //     (a forged request, a challenger that hung), it ends with ErrHandoverFailed and its user
 //     owns again at a new epoch.
+//   - phase: where an owner's Handle is in its life (phase.go). Every change goes through one
+//     function, setPhaseLocked, which checks it against the table under "Owner phases" and
+//     sets together what the phase decides: whether BeginRun admits, the state owner.json
+//     shows, and the phase event (EventYielding, EventReleased, EventGuardReplaced).
 //   - wedge diagnosis: what an observer (Inspect, Observer) concludes about an owner that holds
 //     the guard but is not heartbeating, is stalled, or is not the process the record names.
+//
+// # Owner phases
+//
+// The legal changes (phaseTable in phase.go); anything else is a bug, logged at error, and the
+// phase stays. Any phase the heartbeat beats in (owning, asking, yielding, releasing) also goes
+// to lost when owner.lock is replaced (ErrGuardReplaced).
+//
+//	phase         admits  owner.json  left by
+//	owning        yes     owning      a valid request → asking; Release → releasing
+//	asking        yes     owning      denied or withdrawn → owning; approved → yielding;
+//	                                  Release → releasing (the request is still answered)
+//	yielding      no      yielding    drained → handing-over; challenger gone → owning;
+//	                                  Release → releasing
+//	handing-over  no      released    challenger gone at the last check → owning;
+//	                                  Release → released; guard let go → lost
+//	                                  (ErrReleased once the successor owns, else ErrHandoverFailed)
+//	releasing     no      yielding    drained → released
+//	released      no      released    guard let go → lost (ErrReleased)
+//	lost          no      unchanged   (final: Lost, Events and OnRequest's queue are closed)
 //
 // Files, one job each:
 //
@@ -31,6 +54,7 @@
 //	epoch.go         the durable fencing epoch
 //	guard*.go        the OS lock on owner.lock and its identity check
 //	handle.go        Handle: what the owning process and its scheduler call
+//	phase.go         the owner's phase, its transition table and setPhaseLocked
 //	heartbeat.go     the owner's heartbeat loop, and the end of ownership (release, guard lost)
 //	takeover.go      the challenger's side of the takeover handshake (Takeover)
 //	takeover_owner.go  the owner's side: validating, asking about, answering requests

@@ -37,6 +37,8 @@ var (
 	ErrStillDraining = errors.New("the owner still holds the routines")
 	// ErrNoRequest: Decide was called with an unknown or expired takeover request id.
 	ErrNoRequest = errors.New("no such pending takeover request")
+	// ErrUnknownPolicy: SetPolicy was given a policy other than allow, deny or ask.
+	ErrUnknownPolicy = errors.New("unknown takeover policy (want allow, deny or ask)")
 	// ErrEpochFloorUnavailable: Options.EpochFloor could not read its source for now (the
 	// journal is locked by another process, say). EpochFloor wraps it to make Wait try again;
 	// Acquire returns it (wrapped).

@@ -2,6 +2,7 @@ package ownership
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -25,27 +26,28 @@ type Handle struct {
 	epoch    uint64
 	interval time.Duration
 
-	mu        sync.Mutex
-	rec       Record // owner.json as the next write will put it
-	admitting bool   // BeginRun may start runs
-	inFlight  int
-	idle      chan struct{} // closed while inFlight == 0
+	mu       sync.Mutex
+	phase    phase  // owning, asking, yielding…: changed only by setPhaseLocked (phase.go)
+	rec      Record // owner.json as the next write will put it
+	inFlight int
+	idle     chan struct{} // closed while inFlight == 0
 
 	// writtenState is rec.State as last handed to writeRecord: the heartbeat loop writes a
 	// changed state at once rather than at the next beat.
 	writtenState State
 
-	// Takeover state. pending and yieldFor are written only by the heartbeat loop.
-	pending   *Request        // valid request awaiting a decision (Decide or the policy)
-	decided   *Reply          // the decision, for the loop to apply
-	yieldFor  *Request        // approved request being drained for; nil when not yielding
-	releasing bool            // Release was called (drain, then release to nobody)
-	denied    map[string]bool // request ids already denied, not asked about again
-	asks      chan Request    // requests for the OnRequest goroutine (nil without OnRequest)
+	// Takeover requests. policy answers the next one (Options.Policy until SetPolicy). pending
+	// and yieldFor are written only by the heartbeat loop (and
+	// cleared by setPhaseLocked).
+	policy   Policy
+	pending  *Request        // valid request awaiting a decision (Decide or the policy)
+	decided  *Reply          // the decision, for the loop to apply
+	yieldFor *Request        // approved request being drained or handed over for; else nil
+	denied   map[string]bool // request ids already denied, not asked about again
+	asks     chan Request    // requests for the OnRequest goroutine (nil without OnRequest)
 
 	events   chan Event
-	closed   bool  // the handle is lost: events, lost and asks are closed
-	lostErr  error // ErrReleased, ErrHandoverFailed (wrapped) or ErrGuardReplaced once lost
+	lostErr  error // set by setPhaseLocked on the change to phaseLost
 	lost     chan struct{}
 	wake     chan struct{} // nudges the heartbeat loop (capacity 1)
 	loopDone chan struct{} // closed when the heartbeat loop has returned
@@ -86,14 +88,15 @@ func (h *Handle) recordLocked() Record {
 func (h *Handle) Admitting() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.admitting
+	return h.phase.admits()
 }
 
 // Err returns nil while this handle owns, then why it stopped: ErrReleased (Release, or an
 // approved takeover whose requester now owns); ErrHandoverFailed (wrapped, with the reason: the
 // guard was let go for an approved takeover but nobody took it within 5 s; the caller should
 // Acquire again, which owns at a new epoch); or ErrGuardReplaced (owner.lock was deleted or
-// replaced; the caller should go back to Wait to contend for the new guard).
+// replaced; wrapped, with what was found; the caller should go back to Wait to contend for the
+// new guard).
 func (h *Handle) Err() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -107,7 +110,7 @@ func (h *Handle) Err() error {
 func (h *Handle) BeginRun(routine string, slot time.Time) (done func(), err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if !h.admitting {
+	if !h.phase.admits() {
 		return nil, ErrNotAdmitting
 	}
 	if h.inFlight == 0 {
@@ -171,15 +174,41 @@ func (h *Handle) Events() <-chan Event { return h.events }
 // replaced); Err says which.
 func (h *Handle) Lost() <-chan struct{} { return h.lost }
 
-// Pending returns a copy of the takeover request awaiting a decision (PolicyAsk), or nil.
+// Pending returns a copy of the takeover request awaiting a decision (PolicyAsk), or nil when
+// there is none. A request whose deadline (ExpiresAt) has passed is not pending: nobody answered
+// it, so it is refused, and the heartbeat loop forgets it at that moment.
 func (h *Handle) Pending() *Request {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.pending == nil {
+	if h.pending == nil || !time.Now().Before(h.pending.ExpiresAt) {
 		return nil
 	}
 	r := *h.pending
 	return &r
+}
+
+// Policy returns how the next takeover request will be answered: Options.Policy (PolicyAllow
+// when that was empty) until SetPolicy changes it.
+func (h *Handle) Policy() Policy {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.policy
+}
+
+// SetPolicy changes how takeover requests that arrive from now on are answered: PolicyAllow and
+// PolicyDeny answer at once, PolicyAsk hands the request to Options.OnRequest and waits for
+// Decide. A request already pending stays pending. It returns ErrUnknownPolicy (wrapped, naming
+// p) for any other value, and keeps the current policy then.
+func (h *Handle) SetPolicy(p Policy) error {
+	switch p {
+	case PolicyAllow, PolicyDeny, PolicyAsk:
+	default:
+		return fmt.Errorf("%w: %q", ErrUnknownPolicy, p)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.policy = p
+	return nil
 }
 
 // Decide answers the pending takeover request requestID (PolicyAsk) on behalf of the user. It
@@ -190,7 +219,8 @@ func (h *Handle) Pending() *Request {
 func (h *Handle) Decide(requestID string, approve bool) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.pending == nil || h.pending.ID != requestID || h.closed {
+	if h.pending == nil || h.pending.ID != requestID || h.phase == phaseLost ||
+		!time.Now().Before(h.pending.ExpiresAt) {
 		return ErrNoRequest
 	}
 	d := DecisionDenied
@@ -208,16 +238,15 @@ func (h *Handle) Decide(requestID string, approve bool) error {
 // the last run ends (Lost closes then): the guard is never let go with runs in flight.
 func (h *Handle) Release(ctx context.Context) error {
 	h.mu.Lock()
-	if h.closed {
+	switch h.phase {
+	case phaseLost:
 		h.mu.Unlock()
 		return nil
-	}
-	h.admitting = false
-	if !h.releasing {
-		h.releasing = true
-		h.rec.State = StateYielding
-		h.rec.YieldingSince = time.Now()
-		h.emit(Event{Kind: EventYielding})
+	case phaseOwning, phaseAsking, phaseYielding:
+		h.setPhaseLocked(phaseReleasing, change{why: "Release"})
+	case phaseHandingOver:
+		// Drained and letting go already; this ends the wait for the successor.
+		h.setPhaseLocked(phaseReleased, change{why: "Release during the handover"})
 	}
 	h.nudge()
 	h.mu.Unlock()
@@ -232,7 +261,7 @@ func (h *Handle) Release(ctx context.Context) error {
 // emit delivers e without blocking (dropping it, with a warning, when Events is full). Callers
 // hold h.mu.
 func (h *Handle) emit(e Event) {
-	if h.closed {
+	if h.phase == phaseLost {
 		return
 	}
 	if e.At.IsZero() {

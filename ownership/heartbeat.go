@@ -7,9 +7,10 @@ import (
 
 // loop is the heartbeat loop: the owner's only writer of owner.json and takeover.reply.json, and
 // the only goroutine that answers takeover requests and lets go of the guard. It runs until the
-// handle is lost: every interval it beats; on a file event about takeover.json or a nudge
-// (Decide, Release, the last run ending) it looks at takeover requests and decisions; while
-// yielding or releasing it completes as soon as no run is in flight. It owns w and closes it.
+// handle is lost: every interval it beats; on a file event about takeover.json, a nudge
+// (Decide, Release, the last run ending) or the pending request's deadline it looks at takeover
+// requests and decisions; while yielding or releasing it completes as soon as no run is in
+// flight. It owns w and closes it.
 func (h *Handle) loop(w *dirWatcher) {
 	defer close(h.loopDone)
 	defer w.close()
@@ -19,11 +20,21 @@ func (h *Handle) loop(w *dirWatcher) {
 	for {
 		h.mu.Lock()
 		var idle chan struct{} // nil (never ready) unless draining
-		if h.yieldFor != nil || h.releasing {
+		if h.phase == phaseYielding || h.phase == phaseReleasing {
 			idle = h.idle
+		}
+		var expiry <-chan time.Time // nil (never ready) unless a request awaits a decision
+		var expiryTimer *time.Timer
+		if h.pending != nil {
+			// An unanswered request is refused at its deadline, not at the next beat: Pending
+			// stops reporting it then, and the prompt showing it goes with it.
+			expiryTimer = time.NewTimer(time.Until(h.pending.ExpiresAt))
+			expiry = expiryTimer.C
 		}
 		h.mu.Unlock()
 		select {
+		case <-expiry:
+			h.checkRequest()
 		case <-t.C:
 			if !h.beat() {
 				return
@@ -33,6 +44,9 @@ func (h *Handle) loop(w *dirWatcher) {
 		case <-h.wake:
 			h.checkRequest()
 		case <-idle:
+		}
+		if expiryTimer != nil {
+			expiryTimer.Stop()
 		}
 		if h.finishIfDrained() {
 			return
@@ -100,19 +114,19 @@ func (h *Handle) reportWriteFailure(err error) {
 	h.emit(Event{Kind: EventWriteFailed, Err: err})
 }
 
-// loseGuard handles a deleted or replaced owner.lock: stop admitting at once, report, let go of
-// the orphaned lock (it guards nothing now), and end the handle so its user contends again.
+// loseGuard handles a deleted or replaced owner.lock (err, from intact): stop admitting and end
+// the handle at once, so its user contends again, then let go of the orphaned lock (it guards
+// nothing now).
 func (h *Handle) loseGuard(err error) {
 	h.log.Warn("guard file replaced; stopped admitting runs", "err", err)
+	unregister(h.dir)
 	h.mu.Lock()
-	h.admitting = false
-	h.emit(Event{Kind: EventGuardReplaced, Err: err})
+	h.setPhaseLocked(phaseLost, change{err: err, why: "guard replaced"})
 	h.mu.Unlock()
 	h.logOwnership("released")
 	if err := h.guard.release(); err != nil {
 		h.log.Warn("unlock of the replaced guard failed; it is freed when this process exits", "err", err)
 	}
-	h.close(ErrGuardReplaced)
 }
 
 // finishIfDrained completes a yield or Release once no run is in flight: state "released" is
@@ -121,26 +135,32 @@ func (h *Handle) loseGuard(err error) {
 // died or ran out of time would leave them unowned, so the owner drops the request and carries
 // on instead. After unlocking for a yield it waits to see the requester own (awaitSuccessor);
 // if nobody does, the handle ends with ErrHandoverFailed rather than ErrReleased, so that its
-// user takes the routines back. It returns true when the handle is gone.
+// user takes the routines back. A Release at any point turns the yield into a release. It
+// returns true when the handle is gone.
 func (h *Handle) finishIfDrained() bool {
 	h.mu.Lock()
-	yieldFor, releasing := h.yieldFor, h.releasing
-	drained := (yieldFor != nil || releasing) && h.inFlight == 0
-	if drained {
-		h.admitting = false
-		h.rec.State = StateReleased
-		h.rec.InFlight = 0
+	req := h.yieldFor
+	drained := false
+	if h.inFlight == 0 {
+		switch h.phase {
+		case phaseYielding:
+			drained = h.setPhaseLocked(phaseHandingOver, change{why: "drained"})
+		case phaseReleasing:
+			drained = h.setPhaseLocked(phaseReleased, change{why: "drained"})
+		}
 	}
 	h.mu.Unlock()
 	if !drained {
 		return false
 	}
 	h.writeRecord(true)
-	if !releasing {
-		if why := h.goneReason(yieldFor); why != "" {
-			h.dropRequest(yieldFor, why) // back to owning, unless Release came meanwhile
-			removeRequest(h.dir, yieldFor.ID)
-			return false
+	if h.phaseIs(phaseHandingOver) {
+		if why := h.goneReason(req); why != "" {
+			h.dropRequest(req, why) // back to owning, unless Release came meanwhile
+			removeRequest(h.dir, req.ID)
+			if !h.phaseIs(phaseReleased) {
+				return false
+			}
 		}
 	}
 	h.logOwnership("released")
@@ -150,34 +170,14 @@ func (h *Handle) finishIfDrained() bool {
 		h.log.Warn("guard unlock failed; it is freed when this process exits", "err", err)
 	}
 	unregister(h.dir) // the guard is free: an Acquire in this process may take it now
-	if !releasing {
-		if err := h.awaitSuccessor(yieldFor); err != nil {
-			h.close(err)
-			return true
+	why := ErrReleased
+	if h.phaseIs(phaseHandingOver) {
+		if err := h.awaitSuccessor(req); err != nil {
+			why = err
 		}
 	}
-	h.close(ErrReleased)
-	return true
-}
-
-// close marks the handle lost: Lost, Events and the OnRequest queue close, and the directory is
-// free for another Acquire in this process.
-func (h *Handle) close(why error) {
-	unregister(h.dir)
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.closed {
-		return
-	}
-	if why == ErrReleased {
-		h.emit(Event{Kind: EventReleased})
-	}
-	h.lostErr = why
-	h.closed = true
-	h.pending = nil
-	close(h.events)
-	close(h.lost)
-	if h.asks != nil {
-		close(h.asks)
-	}
+	h.setPhaseLocked(phaseLost, change{err: why, why: "guard let go"})
+	h.mu.Unlock()
+	return true
 }

@@ -26,6 +26,14 @@ func (h *Handle) checkRequest() {
 		h.dropRequest(current, "withdrawn")
 		current = nil
 	}
+	if current != nil && !time.Now().Before(current.ExpiresAt) {
+		// Judged on the copy the owner answered, not the file, which its writer may rewrite
+		// under the same id: the loop wakes at this deadline and must find the request gone.
+		h.log.Info("ignoring takeover request", "id", current.ID, "reason", "expired")
+		h.dropRequest(current, "expired")
+		removeRequest(h.dir, current.ID)
+		return
+	}
 	if req == nil {
 		return
 	}
@@ -92,11 +100,14 @@ func (h *Handle) newRequest(req *Request) {
 	h.writeReply(Reply{RequestID: req.ID, Decision: DecisionPending, By: "policy", At: time.Now()})
 	h.mu.Lock()
 	h.pending = req
+	if h.phase == phaseOwning { // while releasing, the request is answered all the same
+		h.setPhaseLocked(phaseAsking, change{why: "takeover requested"})
+	}
 	h.emit(Event{Kind: EventTakeoverRequested, Request: req})
-	switch h.opts.Policy {
+	switch h.policy {
 	case PolicyAllow, PolicyDeny:
 		d := DecisionDenied
-		if h.opts.Policy == PolicyAllow {
+		if h.policy == PolicyAllow {
 			d = DecisionApproved
 		}
 		h.decided = &Reply{RequestID: req.ID, Decision: d, By: "policy", At: time.Now()}
@@ -109,7 +120,7 @@ func (h *Handle) newRequest(req *Request) {
 
 // askUser queues req for Options.OnRequest without blocking. Callers hold h.mu.
 func (h *Handle) askUser(req Request) {
-	if h.asks == nil || h.closed {
+	if h.asks == nil || h.phase == phaseLost {
 		return
 	}
 	select {
@@ -135,7 +146,9 @@ func (h *Handle) deliverAsks() {
 // applyDecision writes the reply recorded by Decide or the policy and acts on it: a denial is
 // remembered so the same request is not asked again; an approval, if the request still stands,
 // stops admitting runs and starts the drain (finishIfDrained releases once nothing is in
-// flight). Only the heartbeat loop calls it; it alone changes pending and yieldFor.
+// flight). Only the heartbeat loop calls it; it and dropRequest alone change pending and
+// yieldFor. While releasing, an approval is written and remembered (yieldFor) but the phase
+// stays releasing: the guard goes free anyway, and the challenger's next try takes it.
 func (h *Handle) applyDecision() {
 	h.mu.Lock()
 	d, req := h.decided, h.pending
@@ -154,14 +167,16 @@ func (h *Handle) applyDecision() {
 	}
 	h.mu.Lock()
 	h.pending = nil
-	if d.Decision == DecisionApproved {
-		h.admitting = false
-		h.yieldFor = req
-		h.rec.State = StateYielding
-		h.rec.YieldingSince = time.Now()
-		h.emit(Event{Kind: EventYielding, Request: req})
-	} else {
+	switch {
+	case d.Decision != DecisionApproved:
 		h.denied[req.ID] = true
+		if h.phase == phaseAsking { // while releasing, the phase stays
+			h.setPhaseLocked(phaseOwning, change{why: "takeover denied"})
+		}
+	case h.phase == phaseAsking:
+		h.setPhaseLocked(phaseYielding, change{req: req, why: "takeover approved"})
+	default:
+		h.yieldFor = req
 	}
 	h.emit(Event{Kind: EventTakeoverResolved, Request: req, Reply: d})
 	h.mu.Unlock()
@@ -180,14 +195,14 @@ func (h *Handle) dropRequest(req *Request, why string) {
 	resumed := false
 	if h.pending != nil && h.pending.ID == req.ID {
 		h.pending = nil
+		if h.phase == phaseAsking {
+			h.setPhaseLocked(phaseOwning, change{why: "takeover request " + why})
+		}
 	}
 	if h.yieldFor != nil && h.yieldFor.ID == req.ID {
 		h.yieldFor = nil
-		if !h.releasing {
-			h.admitting = true
-			h.rec.State = StateOwning
-			h.rec.YieldingSince = time.Time{}
-			resumed = true
+		if h.phase == phaseYielding || h.phase == phaseHandingOver {
+			resumed = h.setPhaseLocked(phaseOwning, change{why: "takeover request " + why})
 		}
 	}
 	h.emit(Event{Kind: EventTakeoverResolved, Request: req})
@@ -240,7 +255,7 @@ func (h *Handle) awaitSuccessor(req *Request) error {
 		}
 		var why string
 		switch {
-		case h.isReleasing():
+		case h.phaseIs(phaseReleased):
 			return nil
 		case err == nil && !held && !sameProcess(want):
 			why = fmt.Sprintf("requester pid %d exited without taking the routines", req.Requester.PID)
@@ -258,11 +273,4 @@ func (h *Handle) awaitSuccessor(req *Request) error {
 		}
 		time.Sleep(waitPoll)
 	}
-}
-
-// isReleasing reports whether Release has been called.
-func (h *Handle) isReleasing() bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.releasing
 }

@@ -18,7 +18,7 @@ import (
 // TakeoverPrompt is the dialog that asks the person whether another process may take over:
 // who asks (pid, host, command line), a countdown to the request's deadline, Approve and Deny.
 // The decision goes to a Decider (the ownership handle); no answer means denied, which the
-// session enforces at the deadline whether or not this dialog is open.
+// ownership handle enforces at the deadline whether or not this dialog is open.
 type TakeoverPrompt struct {
 	Request   ownership.Request
 	decider   Decider

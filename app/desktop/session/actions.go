@@ -108,8 +108,16 @@ func underTempDir(path string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
-// SetPolicy saves how takeover requests are answered; it applies to the next request.
+// SetPolicy saves how takeover requests are answered (allow, deny or ask) and hands it to the
+// ownership handle while this app owns; it applies to the next request. It returns
+// ownership.ErrUnknownPolicy (wrapped) for another value, or the error saving the settings;
+// nothing changes then.
 func (s *Session) SetPolicy(p ownership.Policy) error {
+	switch p {
+	case ownership.PolicyAllow, ownership.PolicyDeny, ownership.PolicyAsk:
+	default:
+		return fmt.Errorf("takeover policy %q: %w", p, ownership.ErrUnknownPolicy)
+	}
 	s.mu.Lock()
 	next := s.settings
 	next.TakeoverPolicy = p
@@ -119,6 +127,9 @@ func (s *Session) SetPolicy(p ownership.Policy) error {
 	}
 	s.mu.Lock()
 	s.settings = next
+	if s.handle != nil {
+		_ = s.handle.SetPolicy(p) // p is valid: checked above
+	}
 	s.mu.Unlock()
 	s.poke()
 	return nil

@@ -35,11 +35,10 @@ func (s *Session) Snapshot() State {
 		Policy: s.settings.TakeoverPolicy, AutoStart: s.autostart,
 	}
 	h := s.handle
-	if s.pending != nil && now.Before(s.pending.ExpiresAt) {
-		p := *s.pending
-		st.Pending = &p
-	}
 	s.mu.Unlock()
+	if h != nil { // the handle answers requests: show its policy and its pending request
+		st.Policy, st.Pending = h.Policy(), h.Pending()
+	}
 
 	status, err := s.obs.status()
 	st.Owner = status

@@ -42,13 +42,10 @@ type Session struct {
 
 	mu        sync.Mutex
 	mode      Mode
-	handle    *ownership.Handle
-	pending   *ownership.Request
+	handle    *ownership.Handle // while owning; it holds the takeover policy and request
 	notice    string
 	settings  Settings
 	autostart bool
-	lastReq   *ownership.Request // the newest takeover request seen while owning
-	yieldedTo *ownership.Request // the request this app approved (set until a successor owns)
 
 	// engMu guards engine, the running scheduler while this app owns: a snapshot holds it for
 	// reading while it reads the engine, and the engine is dropped under the write lock before
@@ -168,7 +165,11 @@ func (s *Session) takeOver(ctx context.Context) (*ownership.Handle, error) {
 // ends (Quit: owning.Serve drains and releases).
 func (s *Session) own(ctx context.Context, h *ownership.Handle) {
 	s.mu.Lock()
-	s.mode, s.handle, s.pending, s.notice = ModeOwning, h, nil, ""
+	s.mode, s.handle, s.notice = ModeOwning, h, ""
+	// The setting may have changed since ownershipOptions was read for this handle.
+	if err := h.SetPolicy(s.settings.TakeoverPolicy); err != nil {
+		s.logger.Warn("takeover policy not applied", "err", err)
+	}
 	s.mu.Unlock()
 	s.poke()
 	s.logger.Info("this app owns the routines", "epoch", h.Epoch())
@@ -187,19 +188,17 @@ func (s *Session) own(ctx context.Context, h *ownership.Handle) {
 	close(served)
 	s.forgetEngine()
 	s.mu.Lock()
-	s.handle, s.pending = nil, nil
-	yielded := s.yieldedTo
-	s.yieldedTo, s.lastReq = nil, nil
+	s.handle = nil
 	if ctx.Err() == nil {
 		s.mode = ModeStandby
 	}
 	s.mu.Unlock()
 	s.poke()
+	// After an approval the handle ends only once the requester owns (so going back to Acquire
+	// cannot undo the person's choice), or with ErrHandoverFailed when it never took the guard.
 	if errors.Is(h.Err(), ownership.ErrHandoverFailed) {
-		// The approved requester never took the guard; the loop in Run owns again at once.
+		// The loop in Run owns again at once.
 		s.logger.Warn("the approved takeover did not complete; taking the routines back", "err", h.Err())
-	} else if yielded != nil && ctx.Err() == nil {
-		s.awaitSuccessor(ctx, *yielded)
 	}
 	if err == nil {
 		return
@@ -231,41 +230,11 @@ func (s *Session) forgetEngine() {
 	s.engMu.Unlock()
 }
 
-// awaitSuccessor gives the approved challenger the free guard: it polls every 50 ms, so if this
-// app went straight back to Acquire it could win the race and undo the person's approval. It
-// returns once someone holds the guard or the challenger's record shows it owned (it may already
-// have exited), or when the request's deadline has passed.
-func (s *Session) awaitSuccessor(ctx context.Context, req ownership.Request) {
-	deadline := req.ExpiresAt
-	if limit := time.Now().Add(maxSuccessorWait); deadline.After(limit) {
-		deadline = limit
-	}
-	for time.Now().Before(deadline) && ctx.Err() == nil {
-		st, err := s.obs.status()
-		if err == nil && (st.Held || (st.Record != nil && st.Record.PID == req.Requester.PID)) {
-			return
-		}
-		sleep(ctx, 50*time.Millisecond)
-	}
-	s.logger.Warn("the approved process did not take the routines; taking them back", "pid", req.Requester.PID)
-}
-
-// maxSuccessorWait bounds awaitSuccessor whatever deadline the request carries.
-const maxSuccessorWait = 2 * time.Minute
-
 // watchEvents logs the handle's events and republishes at once on takeover events, so the
 // prompt appears within a second of the request.
 func (s *Session) watchEvents(h *ownership.Handle) {
 	for ev := range h.Events() {
 		switch ev.Kind {
-		case ownership.EventTakeoverResolved:
-			s.clearPending(ev.Request)
-		case ownership.EventYielding:
-			if ev.Request != nil {
-				s.mu.Lock()
-				s.yieldedTo = ev.Request
-				s.mu.Unlock()
-			}
 		case ownership.EventWriteFailed, ownership.EventGuardReplaced:
 			s.logger.Warn("ownership problem", "event", ev.Kind, "err", ev.Err)
 			s.setNotice(fmt.Sprintf("Ownership problem (%s): %v", ev.Kind, ev.Err))
@@ -274,9 +243,13 @@ func (s *Session) watchEvents(h *ownership.Handle) {
 	}
 }
 
+// ownershipOptions are the options of every Acquire, Wait and Takeover: the saved takeover
+// policy (SetPolicy changes it on the handle afterwards) and onRequest for "ask".
 func (s *Session) ownershipOptions() ownership.Options {
-	// PolicyAsk always: onRequest applies the saved setting, so a change applies at once.
-	o := owning.Options(s.opts.Paths, ownership.RoleDesktop, s.opts.Version, ownership.PolicyAsk, s.logger)
+	s.mu.Lock()
+	policy := s.settings.TakeoverPolicy
+	s.mu.Unlock()
+	o := owning.Options(s.opts.Paths, ownership.RoleDesktop, s.opts.Version, policy, s.logger)
 	o.OnRequest = s.onRequest
 	return o
 }
