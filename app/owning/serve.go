@@ -99,7 +99,8 @@ var (
 // (h.NoteJournal), from the moment an attempt has waited a second; it logs and tries again with
 // a backoff from 250 ms to 5 s, so a standby that took over from a crashed owner starts the
 // routines as soon as the journal is free. The slots due meanwhile are recorded by the start's
-// catch-up pass. It returns (nil, nil, nil) when ctx ends or h is lost first. Errors: a journal
+// catch-up pass. It returns (nil, nil, nil) when ctx ends or h is lost first, and when a
+// takeover approved during the start fenced it (a handover). Errors: a journal
 // that is not one (scheduler.ErrNotJournal), a config the engine cannot start with, a newer owner
 // (scheduler.ErrFenced), wrapped.
 func startWhenJournalWritable(ctx context.Context, h *ownership.Handle, p paths.Paths, n scheduler.Notifier, logger *slog.Logger) (*scheduler.Journal, *scheduler.Engine, error) {
@@ -115,6 +116,18 @@ func startWhenJournalWritable(ctx context.Context, h *ownership.Handle, p paths.
 		if err == nil {
 			notes.started(logger)
 			return j, eng, nil
+		}
+		if errors.Is(err, scheduler.ErrFenced) && !h.Admitting() {
+			// A takeover was approved while the routines were starting (nothing ran yet, so the
+			// owner let go at once) and the successor's epoch now fences this start: that is a
+			// handover, not a failure. The handle ends once the successor owns (or takes the
+			// routines back if it never does: ErrHandoverFailed).
+			logger.Info("handed over while starting the routines", "epoch", h.Epoch())
+			select {
+			case <-ctx.Done():
+			case <-h.Lost():
+			}
+			return nil, nil, nil
 		}
 		if !scheduler.IsJournalUnavailable(err) {
 			return nil, nil, err
