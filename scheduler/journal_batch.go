@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// maxBatch bounds one group-commit transaction (claims: 12 parameters each, far below
-// SQLite's 32766-parameter limit).
+// maxBatch bounds one group-commit transaction: the claims and other writes committed with one
+// fsync (and the work a claim at the end of the queue waits behind).
 const maxBatch = 512
 
 // writeReq is one write waiting for the journal's writer goroutine.
@@ -89,7 +89,7 @@ func (j *Journal) writer() {
 	}
 }
 
-// commitBatch commits claims (one multi-row insert) and other writes in one transaction.
+// commitBatch commits claims (decided in order, insertClaims) and other writes in one transaction.
 func (j *Journal) commitBatch(claims []claimReq, others []writeReq) {
 	j.writingSince.Store(int64(time.Since(monoBase)) + 1) // +1: never the idle 0
 	defer j.writingSince.Store(0)

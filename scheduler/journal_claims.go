@@ -4,7 +4,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -28,10 +27,12 @@ func slotKey(slot time.Time) string { return slot.UTC().Format(time.RFC3339Nano)
 // A scheduled slot at or before the routine's latest scheduled slot that ran is refused too, so
 // a backward clock jump never re-fires a slot, even one whose row retention has deleted.
 // (Skipped and missed rows do not count: overlap=queue runs an older slot after a newer skip.)
-// Claims arriving together are committed in one transaction (group commit, one fsync), so 100
-// routines due in the same second do not queue behind 100 fsyncs. Errors: ErrSlotClaimed when
-// the slot (or a later one) is already claimed; ErrFenced when a newer epoch is recorded or
-// Acquire was not called; ErrJournalClosed after Close.
+// (claimSQL states the rule.) Claims arriving together are committed in one transaction (group
+// commit, one fsync), so 100 routines due in the same second do not queue behind 100 fsyncs;
+// they are decided in the order they arrived, exactly as one at a time. Errors: ErrSlotClaimed
+// when the slot (or a later one) is already claimed; ErrFenced when a newer epoch is recorded or
+// Acquire was not called; ErrReadOnly for a journal opened read-only; the journal-closed error
+// after Close; the commit's error, wrapped.
 func (j *Journal) Claim(c claim) (int64, error) {
 	epoch := j.epoch.Load()
 	if c.Key == "" {
@@ -68,76 +69,18 @@ type claimResp struct {
 	err error
 }
 
-// insertClaims inserts every claim that is not fenced (a newer epoch exists), not a duplicate
-// (UNIQUE routine, slot key) and not behind its routine's high-water mark (claimInsert), in one
-// statement, and fills resps: the run id, or ErrFenced / ErrSlotClaimed.
-func insertClaims(q querier, claims []claimReq, resps []claimResp) error {
-	if len(claims) == 0 {
-		return nil
-	}
-	var rows []string
-	var args []any
-	index := map[string]int{}
-	for i, c := range claims {
-		k := c.c.Routine + "\x00" + c.c.Key
-		if _, dup := index[k]; dup {
-			resps[i].err = ErrSlotClaimed
-			continue
-		}
-		index[k] = i
-		started, finished := c.c.times()
-		rows = append(rows, "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-		args = append(args, c.c.Routine, c.c.Key, c.c.Slot.UnixNano(), c.c.Trigger, c.epoch, c.c.Outcome,
-			c.c.Reason, started, finished, int64(c.c.LateBy), bypassesHighWater(c.c))
-		resps[i].err = ErrSlotClaimed // until the insert returns its row
-	}
-	if len(rows) == 0 {
-		return nil
-	}
-	stmt := `INSERT OR IGNORE INTO runs (routine, slot_key, slot, trigger, epoch, outcome, reason, started, finished, late_by)
-		SELECT column1, column2, column3, column4, column5, column6, column7, column8, column9, column10
-		FROM (VALUES ` + strings.Join(rows, ", ") + `) AS v
-		WHERE NOT EXISTS (SELECT 1 FROM epochs WHERE epoch > v.column5)
-			AND (v.column11 OR NOT EXISTS (SELECT 1 FROM runs r WHERE r.routine = v.column1 AND r.trigger != ?
-				AND r.slot >= v.column3 AND r.outcome NOT IN (?, ?)))
-		RETURNING id, routine, slot_key`
-	args = append(args, TriggerManual, OutcomeSkipped, OutcomeMissed)
-	res, err := q.Query(stmt, args...)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = res.Close() }()
-	for res.Next() {
-		var id int64
-		var routine, key string
-		if err := res.Scan(&id, &routine, &key); err != nil {
+// insertClaims decides claims in order, each with insertClaim, inside the caller's transaction,
+// and fills resps: the run id, or the refusal (ErrFenced, ErrSlotClaimed). A claim sees every
+// claim before it, those of the same transaction included, so a batch decides exactly as the
+// same claims made one at a time would. Errors: the first that is not a refusal (the statement
+// or query error); then the transaction must not be committed.
+func insertClaims(tx *sql.Tx, claims []claimReq, resps []claimResp) error {
+	for i, req := range claims {
+		id, err := insertClaim(tx, req)
+		if err != nil && !errors.Is(err, ErrSlotClaimed) && !errors.Is(err, ErrFenced) {
 			return err
 		}
-		if i, ok := index[routine+"\x00"+key]; ok {
-			resps[i] = claimResp{id: id}
-		}
-	}
-	if err := res.Err(); err != nil {
-		return err
-	}
-	_ = res.Close()
-	// Say why the refused ones were refused: a newer epoch, or the slot ran already. (All
-	// claims of a batch carry the same epoch but the check is per claim and costs one query.)
-	var maxE *uint64
-	for i, c := range claims {
-		if resps[i].id != 0 || !errors.Is(resps[i].err, ErrSlotClaimed) {
-			continue
-		}
-		if maxE == nil {
-			m, err := maxEpoch(q)
-			if err != nil {
-				return err
-			}
-			maxE = &m
-		}
-		if err := fencedBy(*maxE, c.epoch); err != nil {
-			resps[i].err = err
-		}
+		resps[i] = claimResp{id: id, err: err}
 	}
 	return nil
 }
@@ -189,26 +132,52 @@ type querier interface {
 	QueryRow(query string, args ...any) *sql.Row
 }
 
-// claimInsert is the single-claim form of insertClaims' statement.
-const claimInsert = `INSERT INTO runs (routine, slot_key, slot, trigger, epoch, outcome, reason, started, finished, late_by)
-	SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
-	WHERE NOT EXISTS (SELECT 1 FROM epochs WHERE epoch > ?)
-		AND (? OR NOT EXISTS (SELECT 1 FROM runs WHERE routine = ? AND trigger != ? AND slot >= ? AND outcome NOT IN (?, ?)))`
+// claimSQL is the claim rule, the one statement every claim is written with. It inserts the
+// claim's row unless
+//   - a newer epoch is recorded: the claim is fenced; or
+//   - the claim does not bypass the high-water rule (bypassesHighWater) and its routine has a
+//     scheduled run at this slot or a later one (manual runs and skipped or missed rows do not
+//     count), so a backward clock jump never re-fires a slot, even one whose row retention has
+//     deleted.
+//
+// A second row for one (routine, slot key) fails the table's UNIQUE constraint. It is a plain
+// INSERT, not INSERT OR IGNORE, so that error tells a duplicate apart.
+const claimSQL = `INSERT INTO runs (routine, slot_key, slot, trigger, epoch, outcome, reason, started, finished, late_by)
+	SELECT :routine, :key, :slot, :trigger, :epoch, :outcome, :reason, :started, :finished, :late_by
+	WHERE NOT EXISTS (SELECT 1 FROM epochs WHERE epoch > :epoch)
+		AND (:bypass OR NOT EXISTS (SELECT 1 FROM runs WHERE routine = :routine AND trigger != :manual
+			AND slot >= :slot AND outcome NOT IN (:skipped, :missed)))`
 
-// insertClaim inserts one claim with claimInsert; the errors are those of insertClaims.
-func insertClaim(q querier, req claimReq) (int64, error) {
+// claimArgs returns claimSQL's arguments for req: its row, stamped with req's epoch.
+func claimArgs(req claimReq) []any {
 	c := req.c
 	started, finished := c.times()
-	res, err := q.Exec(claimInsert, c.Routine, c.Key, c.Slot.UnixNano(), c.Trigger, req.epoch, c.Outcome, c.Reason,
-		started, finished, int64(c.LateBy), req.epoch, bypassesHighWater(c), c.Routine, TriggerManual,
-		c.Slot.UnixNano(), OutcomeSkipped, OutcomeMissed)
+	return []any{
+		sql.Named("routine", c.Routine), sql.Named("key", c.Key), sql.Named("slot", c.Slot.UnixNano()),
+		sql.Named("trigger", c.Trigger), sql.Named("epoch", req.epoch), sql.Named("outcome", c.Outcome),
+		sql.Named("reason", c.Reason), sql.Named("started", started), sql.Named("finished", finished),
+		sql.Named("late_by", int64(c.LateBy)), sql.Named("bypass", bypassesHighWater(c)),
+		sql.Named("manual", TriggerManual), sql.Named("skipped", OutcomeSkipped), sql.Named("missed", OutcomeMissed),
+	}
+}
+
+// insertClaim writes req with claimSQL through q (the journal's database for a claim alone, the
+// writer's transaction for a batch) and returns the new run id. Errors: ErrFenced (wrapped) when
+// a newer epoch is recorded; ErrSlotClaimed when the slot key is taken already (UNIQUE), or
+// wrapped when the high-water rule refuses it; the statement or query error.
+func insertClaim(q querier, req claimReq) (int64, error) {
+	res, err := q.Exec(claimSQL, claimArgs(req)...)
 	if err != nil {
 		if isUnique(err) {
 			return 0, ErrSlotClaimed
 		}
 		return 0, err
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, err
+	}
+	if n == 0 {
 		maxE, err := maxEpoch(q)
 		if err != nil {
 			return 0, err
@@ -216,7 +185,7 @@ func insertClaim(q querier, req claimReq) (int64, error) {
 		if err := fencedBy(maxE, req.epoch); err != nil {
 			return 0, err
 		}
-		return 0, fmt.Errorf("a later slot is claimed: %w", ErrSlotClaimed)
+		return 0, fmt.Errorf("this slot or a later one is claimed: %w", ErrSlotClaimed)
 	}
 	return res.LastInsertId()
 }

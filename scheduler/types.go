@@ -48,37 +48,39 @@ type Problem struct {
 	Message string `json:"message"`
 }
 
-// Run is one row of the journal's run history.
+// Run is one row of the journal's run history. Nothing marshals it: the CLI's --json output has
+// its own stable shapes (app/cli/jsonshapes.go).
 type Run struct {
-	ID         int64         `json:"id"`
-	Routine    string        `json:"routine"`
-	Slot       time.Time     `json:"slot"`
-	Trigger    string        `json:"trigger"`
-	Epoch      uint64        `json:"epoch"`
-	Outcome    string        `json:"outcome"`
-	Reason     string        `json:"reason,omitempty"` // e.g. "overlap", "paused"
-	Started    *time.Time    `json:"started,omitempty"`
-	Finished   *time.Time    `json:"finished,omitempty"`
-	LateBy     time.Duration `json:"late_by_ns"`
-	Duration   time.Duration `json:"duration_ns"`
-	ExitCode   *int          `json:"exit_code,omitempty"`
-	Attempts   int           `json:"attempts"`
-	OutputSize int           `json:"output_bytes"`
+	ID         int64
+	Routine    string
+	Slot       time.Time // the scheduled instant; a manual run: when the owner took the request
+	Trigger    string    // TriggerSchedule, TriggerCatchUp, TriggerManual or TriggerRetry
+	Epoch      uint64    // the fencing epoch of the owner that claimed it
+	Outcome    string    // OutcomeRunning until it finishes
+	Reason     string    // e.g. "overlap", "paused"
+	Started    *time.Time
+	Finished   *time.Time
+	LateBy     time.Duration // from Slot to Started (0 for a manual run)
+	Duration   time.Duration // from Started to Finished; 0 until both are known
+	ExitCode   *int          // nil when no process exited (not a command, or it never ran)
+	Attempts   int
+	OutputSize int // bytes of captured output (Journal.Output)
 }
 
-// RoutineState is what the CLI and the app show for one routine.
+// RoutineState is what the CLI and the app show for one routine (the CLI's --json output has its
+// own shape for it, as for Run).
 type RoutineState struct {
-	Name       string     `json:"name"`
-	Schedule   string     `json:"schedule"` // in words, e.g. "every 30s", "at 08:00 Mon–Fri"
-	Action     string     `json:"action"`   // run | shell | watch | notify | ping
-	Timezone   string     `json:"timezone"`
-	Next       *time.Time `json:"next,omitempty"`
-	Last       *Run       `json:"last,omitempty"`
-	Paused     bool       `json:"paused"`
-	PauseNote  string     `json:"pause_note,omitempty"`
-	PauseUntil *time.Time `json:"pause_until,omitempty"`
-	Running    bool       `json:"running"`
-	Disabled   string     `json:"disabled,omitempty"` // validation message when invalid
+	Name       string
+	Schedule   string // in words, e.g. "every 30s", "at 08:00 Mon–Fri"
+	Action     string // run | shell | watch | notify | ping
+	Timezone   string
+	Next       *time.Time
+	Last       *Run
+	Paused     bool
+	PauseNote  string
+	PauseUntil *time.Time
+	Running    bool
+	Disabled   string // validation message when invalid
 }
 
 // Notifier shows a desktop notification; the desktop app implements it with Fyne, the daemon
