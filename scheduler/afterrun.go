@@ -5,11 +5,13 @@ package scheduler
 import (
 	"fmt"
 
+	"github.com/routinely/routinely/scheduler/config"
+
 	"github.com/routinely/routinely/scheduler/action"
 )
 
 // afterRun sends the alert the policy asks for and auto-pauses a routine that kept failing.
-func (e *Engine) afterRun(r *Routine, res action.Result) {
+func (e *Engine) afterRun(r *config.Routine, res action.Result) {
 	if title, body, send := e.alerts.Observe(r.Name, res); send && e.opts.Notifier != nil {
 		if err := e.opts.Notifier.Notify(title, body); err != nil {
 			e.log.Warn("notify", "routine", r.Name, "err", err)

@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/routinely/routinely/scheduler/config"
+
 	"github.com/go-co-op/gocron/v2"
 
 	"github.com/routinely/routinely/scheduler/action"
@@ -91,7 +93,7 @@ func BenchmarkFireLateness(b *testing.B) {
 			fmt.Fprintf(&cfg, "[[routine]]\nname = \"r%d\"\nevery = \"1s\"\nnotify = { title = \"x\" }\n", i)
 		}
 		e, j := benchEngine(b, cfg.String())
-		e.newAction = func(*Routine) (action.Action, error) { return lateAction{&eng}, nil }
+		e.newAction = func(*config.Routine) (action.Action, error) { return lateAction{&eng}, nil }
 		if err := e.Start(context.Background()); err != nil {
 			b.Fatal(err)
 		}

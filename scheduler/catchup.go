@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/routinely/routinely/scheduler/config"
 )
 
 // maxMissedRows bounds how many missed slots are recorded one by one per catch-up; older ones
@@ -166,9 +168,9 @@ func (e *Engine) catchUpFrom(name string, now, last time.Time, start bool) (hand
 			from = t
 		}
 	}
-	slots, dropped := slotsBetween(sched, from, now, maxMissedRows)
+	slots, dropped := config.SlotsBetween(sched, from, now, maxMissedRows)
 	if dropped > 0 {
-		oldest := sched.next(from)
+		oldest := sched.Next(from)
 		e.record(name, slotEvent{slot: oldest, trigger: TriggerCatchUp}, OutcomeMissed,
 			fmt.Sprintf("%d slots from %s to %s missed while not running", dropped,
 				oldest.In(r.Location).Format(time.RFC3339), slots[0].In(r.Location).Format(time.RFC3339)))
@@ -183,7 +185,7 @@ func (e *Engine) catchUpFrom(name string, now, last time.Time, start bool) (hand
 	latest := slots[len(slots)-1]
 	missed := "" // why the latest is recorded missed rather than run; "" → it runs
 	switch {
-	case r.CatchUp != CatchUpOnce:
+	case r.CatchUp != config.CatchUpOnce:
 		missed = "catch_up = skip"
 	case now.Sub(latest) > r.CatchUpWindow:
 		missed = "outside catch_up_window"

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/routinely/routinely/scheduler/config"
 )
 
 // catch_up = "skip" records the latest missed slot instead of running it, and a slot older
@@ -54,7 +56,7 @@ func TestGateElectorAndDrain(t *testing.T) {
 	eventually(t, "drained", func() bool { return h.gate.inFlight.Load() == 0 && h.e.idle() })
 	anchor := h.e.cfg.Routines[0].Anchor
 	h.stop()
-	cfg, err := LoadConfig(h.cfg)
+	cfg, err := config.LoadConfig(h.cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

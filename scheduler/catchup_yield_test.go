@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/routinely/routinely/scheduler/config"
 )
 
 // slotRows formats routine's journal rows as "15:04 trigger outcome reason", ordered by slot.
@@ -202,7 +204,7 @@ func TestStartPassUsesTheScheduleArmedAtStart(t *testing.T) {
 
 	// owner runs Monday 09:00 and stops; the next owner, over the same files, starts Tuesday
 	// 09:30 and yields before its start pass.
-	owner := func(t *testing.T, body string, zones func() zoneSource) *harness {
+	owner := func(t *testing.T, body string, zones func() config.ZoneSource) *harness {
 		h := newHarness(t, body, monday)
 		if zones != nil {
 			h.zones = zones()
@@ -235,7 +237,7 @@ func TestStartPassUsesTheScheduleArmedAtStart(t *testing.T) {
 
 	t.Run("zone change", func(t *testing.T) {
 		zones := newFakeZones(t, "UTC")
-		h2 := owner(t, systemZoneDaily, func() zoneSource { return zones })
+		h2 := owner(t, systemZoneDaily, func() config.ZoneSource { return zones })
 		zones.set(t, "Asia/Tokyo") // 09:00 there is 00:00 UTC
 		h2.wake.tick(t)
 		h2.wake.tick(t) // the first tick was handled

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/routinely/routinely/scheduler/config"
+
 	"github.com/routinely/routinely/scheduler/action"
 )
 
@@ -64,7 +66,7 @@ func runChild(role string) int {
 	if role == "owner-block" {
 		act.block = make(chan struct{}) // never closed: the parent kills us mid-run
 	}
-	e.newAction = func(*Routine) (action.Action, error) { return act, nil }
+	e.newAction = func(*config.Routine) (action.Action, error) { return act, nil }
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM)
 	if err := e.Start(context.Background()); err != nil {

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/routinely/routinely/scheduler/config"
 )
 
 // inflight is a run in progress. Its fields are guarded by the engine's mu.
@@ -106,12 +108,12 @@ func (e *Engine) dispatch(name string, ev slotEvent) {
 // to record once it has unlocked e.mu, which it holds.
 func (e *Engine) overlapLocked(a *armed, ev slotEvent) (skip *slotEvent) {
 	switch a.r.Overlap {
-	case OverlapQueue:
+	case config.OverlapQueue:
 		if a.pending == nil {
 			a.pending = &ev
 			return nil
 		}
-	case OverlapReplace:
+	case config.OverlapReplace:
 		dropped := a.pending
 		a.pending = &ev
 		a.running.cancel(errReplaced)

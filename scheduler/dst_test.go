@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/routinely/routinely/scheduler/config"
 )
 
 // TestDSTSlots: non-existent local times run once right after the transition; repeated ones
@@ -55,13 +57,13 @@ func TestDSTSlots(t *testing.T) {
 	}
 }
 
-func dstRoutine(t *testing.T, zone, kind, expr string) *Routine {
+func dstRoutine(t *testing.T, zone, kind, expr string) *config.Routine {
 	t.Helper()
 	line := fmt.Sprintf("cron = %q", expr)
 	if kind == "at" {
 		line = fmt.Sprintf("at = [%q]", expr)
 	}
-	cfg, err := parseConfig("routines.toml", []byte(fmt.Sprintf("[[routine]]\nname = \"r\"\ntimezone = %q\n%s\nnotify = { title = \"t\" }\n", zone, line)))
+	cfg, err := config.Parse("routines.toml", []byte(fmt.Sprintf("[[routine]]\nname = \"r\"\ntimezone = %q\n%s\nnotify = { title = \"t\" }\n", zone, line)))
 	if err != nil || len(cfg.Routines) != 1 {
 		t.Fatalf("config: %v %v", err, cfg.Problems)
 	}

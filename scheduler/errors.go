@@ -4,8 +4,6 @@ import "errors"
 
 // Sentinel errors of the scheduler. Callers test them with errors.Is.
 var (
-	// ErrConfig: routines.toml cannot be used as a whole (it does not parse, or cannot be read).
-	ErrConfig = errors.New("invalid routines file")
 	// ErrFenced: a journal write carries an epoch older than one already recorded.
 	ErrFenced = errors.New("fenced: a newer owner epoch exists")
 	// ErrSlotClaimed: the (routine, slot) pair was already claimed; the slot ran before.
@@ -28,9 +26,4 @@ var (
 	errReplaced      = errors.New("replaced by a newer slot (overlap = replace)") // cancel cause
 	errRunTimeout    = errors.New("routine timeout reached")                      // cancel cause
 	errJournalClosed = errors.New("journal closed")
-	errIsDir         = errors.New("is a directory")
-	errNotRegular    = errors.New("not a regular file")
-	errTooLarge      = errors.New("routines file too large")
-	errTooDeep       = errors.New("routines file nested too deep")
-	errTooWide       = errors.New("routines file has a table too large")
 )

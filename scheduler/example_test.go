@@ -11,11 +11,12 @@ import (
 
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
+	"github.com/routinely/routinely/scheduler/config"
 )
 
 // loadExample writes text as routines.toml in a new temporary directory and loads it. It returns
 // the directory (remove it when done) and the config.
-func loadExample(text string) (string, *scheduler.Config, error) {
+func loadExample(text string) (string, *config.Config, error) {
 	dir, err := os.MkdirTemp("", "routinely-example-")
 	if err != nil {
 		return "", nil, err
@@ -24,7 +25,7 @@ func loadExample(text string) (string, *scheduler.Config, error) {
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		return dir, nil, err
 	}
-	cfg, err := scheduler.LoadConfig(path)
+	cfg, err := config.LoadConfig(path)
 	if err == nil && len(cfg.Problems) > 0 {
 		err = errors.New(cfg.Problems[0].String())
 	}
@@ -115,7 +116,7 @@ notify = { title = "Hello", body = "from the journal example" }
 		return
 	}
 	ctx := context.Background()
-	config, journalPath := filepath.Join(dir, "routines.toml"), filepath.Join(dir, "journal.db")
+	routines, journalPath := filepath.Join(dir, "routines.toml"), filepath.Join(dir, "journal.db")
 
 	// The owner: only the process holding the ownership guard runs routines and writes runs.
 	stateDir, err := ownership.StateDir(filepath.Join(dir, "state"))
@@ -135,7 +136,7 @@ notify = { title = "Hello", body = "from the journal example" }
 		return
 	}
 	defer j.Close()
-	eng, err := scheduler.NewEngine(scheduler.EngineOptions{ConfigPath: config, Journal: j, Gate: h,
+	eng, err := scheduler.NewEngine(scheduler.EngineOptions{ConfigPath: routines, Journal: j, Gate: h,
 		Notifier: printNotifier{}, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		fmt.Println(err)
@@ -182,7 +183,7 @@ notify = { title = "Hello", body = "from the journal example" }
 		fmt.Printf("run %d: %s %s, %s, epoch %d (the owner's: %v)\n", r.ID, r.Routine, r.Trigger, r.Outcome,
 			r.Epoch, r.Epoch == h.Epoch())
 	}
-	cfg, err := scheduler.LoadConfig(config)
+	cfg, err := config.LoadConfig(routines)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/routinely/routinely/scheduler/config"
+
 	"github.com/jonboulle/clockwork"
 	"go.uber.org/goleak"
 
@@ -125,7 +127,7 @@ type harness struct {
 	// logger, when set before start, receives the engine's log (default: discarded).
 	logger *slog.Logger
 	// zones, when set before start, is the engine's system time zone (default: the machine's).
-	zones zoneSource
+	zones config.ZoneSource
 	// afterArm, when set before start, runs between arming and the start's catch-up pass.
 	afterArm func(*Engine)
 	// orphanGrace, when set before start, replaces the SIGTERM-to-SIGKILL grace for an earlier
@@ -187,7 +189,7 @@ func (h *harness) start() *Engine {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	e.newAction = func(*Routine) (action.Action, error) { return h.act, nil }
+	e.newAction = func(*config.Routine) (action.Action, error) { return h.act, nil }
 	if h.zones != nil {
 		e.zones = h.zones
 	}

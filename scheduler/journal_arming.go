@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/routinely/routinely/scheduler/config"
 )
 
 // armInfo is what arm returns for one routine.
@@ -56,7 +58,7 @@ func (j *Journal) arm(every map[string]time.Duration, now time.Time) (map[string
 // ApplyAnchors sets the persisted `every` grid anchors on cfg's routines, so Preview shows the
 // slots the owner has armed. It modifies cfg: use it on a Config of your own. Errors: the query
 // error, wrapped.
-func (j *Journal) ApplyAnchors(cfg *Config) error {
+func (j *Journal) ApplyAnchors(cfg *config.Config) error {
 	anchors, err := j.anchors(cfg)
 	if err != nil {
 		return err
@@ -75,9 +77,9 @@ func (j *Journal) ApplyAnchors(cfg *Config) error {
 // grid counted from from. With no persisted anchor (j is nil because no journal exists yet,
 // nothing armed r yet, or its interval changed since) the grid starts at from, as arming at from
 // would start it. r is not modified. Errors: Preview's; the journal query error, wrapped.
-func PreviewArmed(j *Journal, r *Routine, from time.Time, n int) ([]time.Time, error) {
+func PreviewArmed(j *Journal, r *config.Routine, from time.Time, n int) ([]time.Time, error) {
 	if j != nil && r != nil {
-		anchors, err := j.anchors(&Config{Routines: []*Routine{r}})
+		anchors, err := j.anchors(&config.Config{Routines: []*config.Routine{r}})
 		if err != nil {
 			return nil, fmt.Errorf("preview: %w", err)
 		}
@@ -88,7 +90,7 @@ func PreviewArmed(j *Journal, r *Routine, from time.Time, n int) ([]time.Time, e
 
 // withAnchor returns r with its grid anchor from anchors (as anchors returns them): a copy when
 // there is one (r may be in use by a running engine), r itself otherwise.
-func withAnchor(r *Routine, anchors map[string]time.Time) *Routine {
+func withAnchor(r *config.Routine, anchors map[string]time.Time) *config.Routine {
 	a, ok := anchors[r.Name]
 	if !ok {
 		return r
@@ -100,10 +102,10 @@ func withAnchor(r *Routine, anchors map[string]time.Time) *Routine {
 
 // anchors returns the persisted grid anchor of each `every` routine of cfg whose interval is
 // still the one armed. Errors: the query error, wrapped.
-func (j *Journal) anchors(cfg *Config) (map[string]time.Time, error) {
+func (j *Journal) anchors(cfg *config.Config) (map[string]time.Time, error) {
 	out := map[string]time.Time{}
 	for _, r := range cfg.Routines {
-		if r.Kind != KindEvery {
+		if r.Kind != config.KindEvery {
 			continue
 		}
 		var every, anc int64

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/routinely/routinely/scheduler/config"
 )
 
 // finish is the result of a claimed run.
@@ -26,8 +28,8 @@ type finish struct {
 // Finish records the end of run id. Errors: ErrFenced when a newer epoch is recorded (the run
 // stays as the newer owner's Acquire marked it); ErrNoRun when id is unknown.
 func (j *Journal) Finish(id int64, f finish) error {
-	if len(f.Output) > MaxOutput {
-		f.Output = f.Output[:MaxOutput]
+	if len(f.Output) > config.MaxOutput {
+		f.Output = f.Output[:config.MaxOutput]
 	}
 	var exit any
 	if f.ExitCode != nil {

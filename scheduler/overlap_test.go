@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/routinely/routinely/scheduler/config"
+
 	"github.com/routinely/routinely/scheduler/action"
 )
 
@@ -31,7 +33,7 @@ func (h *harness) stepMinute() {
 }
 
 func TestOverlapSkip(t *testing.T) {
-	h := overlapHarness(t, OverlapSkip)
+	h := overlapHarness(t, config.OverlapSkip)
 	h.stepMinute()
 	h.act.waitStarted(t)
 	h.stepMinute() // slot 2 while slot 1 runs
@@ -45,7 +47,7 @@ func TestOverlapSkip(t *testing.T) {
 }
 
 func TestOverlapQueueKeepsOnePending(t *testing.T) {
-	h := overlapHarness(t, OverlapQueue)
+	h := overlapHarness(t, config.OverlapQueue)
 	h.stepMinute()
 	h.act.waitStarted(t)
 	h.stepMinute() // queued
@@ -59,7 +61,7 @@ func TestOverlapQueueKeepsOnePending(t *testing.T) {
 }
 
 func TestOverlapReplaceCancelsRunning(t *testing.T) {
-	h := overlapHarness(t, OverlapReplace)
+	h := overlapHarness(t, config.OverlapReplace)
 	h.stepMinute()
 	h.act.waitStarted(t)
 	h.stepMinute() // replaces the first
@@ -76,7 +78,7 @@ func TestOverlapReplaceCancelsRunning(t *testing.T) {
 }
 
 func TestTimeoutAndPanicOutcomes(t *testing.T) {
-	h := overlapHarness(t, OverlapSkip)
+	h := overlapHarness(t, config.OverlapSkip)
 	h.e.mu.Lock()
 	h.e.routines["slow"].r.Timeout = 30 * time.Second
 	h.e.mu.Unlock()
@@ -195,7 +197,7 @@ run = ["/bin/false"]
 // later slot was recorded skipped, so the next owner's catch-up, which starts after the latest
 // recorded slot, would never see it.)
 func TestQueuedSlotRecordedWhenStopping(t *testing.T) {
-	h := overlapHarness(t, OverlapQueue)
+	h := overlapHarness(t, config.OverlapQueue)
 	h.stepMinute()
 	h.act.waitStarted(t)
 	h.stepMinute() // 08:02 queued
@@ -225,7 +227,7 @@ func TestQueuedSlotRecordedWhenStopping(t *testing.T) {
 // second must be dropped as a duplicate: treated as an overlap it would be recorded skipped (or,
 // under replace, cancel the run), and its record could win the claim so the slot never runs.
 func TestSameSlotDispatchedTwiceRunsOnce(t *testing.T) {
-	for _, policy := range []string{OverlapSkip, OverlapQueue, OverlapReplace} {
+	for _, policy := range []string{config.OverlapSkip, config.OverlapQueue, config.OverlapReplace} {
 		t.Run(policy, func(t *testing.T) {
 			h := overlapHarness(t, policy)
 			close(h.act.block) // runs end at once

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/routinely/routinely/scheduler/config"
 )
 
 // An observer's preview of an `every` routine lists the slots its owner really runs: the grid
@@ -22,7 +24,7 @@ func TestPreviewArmedFollowsTheOwnersGrid(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = ro.Close() }()
-	cfg, err := LoadConfig(h.cfg) // as an observer loads it: no anchor
+	cfg, err := config.LoadConfig(h.cfg) // as an observer loads it: no anchor
 	if err != nil {
 		t.Fatal(err)
 	}

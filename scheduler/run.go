@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/routinely/routinely/scheduler/config"
+
 	"github.com/jonboulle/clockwork"
 
 	"github.com/routinely/routinely/ownership"
@@ -27,7 +29,7 @@ func lateBy(start time.Time, ev slotEvent) time.Duration {
 // handle, the claim (durable before anything else happens), the action at its start instant
 // with the routine's timeout, and the record of its result. It never panics. refused reports
 // that the handle did not admit the run (the owner is yielding): nothing was written for the slot.
-func (e *Engine) execute(ctx context.Context, r *Routine, run *inflight) (refused bool) {
+func (e *Engine) execute(ctx context.Context, r *config.Routine, run *inflight) (refused bool) {
 	ev := run.ev
 	// at is when the action is due to start: the slot (a timer fires claimLead early), or now
 	// for a late slot and a run-now request, plus the jitter.
@@ -103,7 +105,7 @@ func (e *Engine) execute(ctx context.Context, r *Routine, run *inflight) (refuse
 
 // logRun writes the one log line of a finished run: info, or a warning when it failed, timed
 // out, crashed or was interrupted. duration is from the run's start to its record.
-func (e *Engine) logRun(r *Routine, ev slotEvent, id int64, res action.Result, reason string, duration time.Duration) {
+func (e *Engine) logRun(r *config.Routine, ev slotEvent, id int64, res action.Result, reason string, duration time.Duration) {
 	level := slog.LevelInfo
 	attrs := []any{"routine", r.Name, "slot", ev.slot.In(r.Location).Format(time.RFC3339),
 		"outcome", res.Outcome, "duration", duration.Round(time.Millisecond), "run", id}
@@ -138,7 +140,7 @@ func truncate(s string, n int) string {
 // routine's timeout (on the engine clock), mapping a deadline to `timeout` and a panic to
 // `crashed`. started is when the action started; zero, with an empty result, when ctx ended
 // before at (the caller records why).
-func (e *Engine) runAction(parent context.Context, r *Routine, ev slotEvent, id int64, at time.Time) (res action.Result, started time.Time) {
+func (e *Engine) runAction(parent context.Context, r *config.Routine, ev slotEvent, id int64, at time.Time) (res action.Result, started time.Time) {
 	defer func() {
 		if v := recover(); v != nil {
 			res = action.Result{Outcome: OutcomeCrashed, Summary: fmt.Sprintf("panic: %v", v), Attempts: 1}
@@ -173,7 +175,7 @@ func (e *Engine) runAction(parent context.Context, r *Routine, ev slotEvent, id 
 // actionInput is what the action of run id gets: the routine's environment plus the ROUTINELY_*
 // variables (routine, slot in RFC 3339 in the routine's zone, run id, epoch, trigger)
 // and the run's token (RunTokenVar), and an OnStart that records each process it starts.
-func (e *Engine) actionInput(r *Routine, ev slotEvent, id int64) action.Input {
+func (e *Engine) actionInput(r *config.Routine, ev slotEvent, id int64) action.Input {
 	epoch := e.gate.Epoch()
 	env := make([]string, 0, len(r.Env)+6)
 	for k, v := range r.Env {

@@ -3,6 +3,8 @@ package scheduler
 import (
 	"fmt"
 	"time"
+
+	"github.com/routinely/routinely/scheduler/config"
 )
 
 // States returns what observers show for each routine of cfg at now, from the journal alone
@@ -12,7 +14,7 @@ import (
 // entry per disabled routine with its validation message. j may be nil when no journal exists
 // yet (nothing has owned the profile): then nothing has run. cfg is not modified (the engine's
 // live set is passed here while runs read it). Errors: journal query errors, wrapped.
-func States(cfg *Config, j *Journal, now time.Time) ([]RoutineState, error) {
+func States(cfg *config.Config, j *Journal, now time.Time) ([]RoutineState, error) {
 	if cfg == nil {
 		return nil, nil
 	}
@@ -39,7 +41,7 @@ func States(cfg *Config, j *Journal, now time.Time) ([]RoutineState, error) {
 }
 
 // routineState is one valid routine's state from the journal.
-func routineState(r *Routine, j *Journal, pauses map[string]pause, now time.Time) (RoutineState, error) {
+func routineState(r *config.Routine, j *Journal, pauses map[string]pause, now time.Time) (RoutineState, error) {
 	st := RoutineState{Name: r.Name, Schedule: r.Describe(), Action: r.Action, Timezone: r.Timezone}
 	p, ok := pauses[r.Name]
 	if !ok {
@@ -78,7 +80,7 @@ func routineState(r *Routine, j *Journal, pauses map[string]pause, now time.Time
 }
 
 // disabledStates lists the routines that failed validation, with their first problem.
-func disabledStates(cfg *Config) []RoutineState {
+func disabledStates(cfg *config.Config) []RoutineState {
 	var out []RoutineState
 	seen := map[string]bool{}
 	for _, r := range cfg.Routines {

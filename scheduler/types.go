@@ -2,19 +2,8 @@ package scheduler
 
 // The shared types app/cli and app/desktop show: outcomes, triggers, policies, runs, states.
 
-import "time"
-
-// Overlap policies (routines.toml "overlap").
-const (
-	OverlapSkip    = "skip"
-	OverlapQueue   = "queue"
-	OverlapReplace = "replace"
-)
-
-// Catch-up policies (routines.toml "catch_up").
-const (
-	CatchUpOnce = "once"
-	CatchUpSkip = "skip"
+import (
+	"time"
 )
 
 // Triggers (journal "trigger", env ROUTINELY_TRIGGER).
@@ -38,15 +27,6 @@ const (
 	OutcomeSelectorMissing = "selector-missing"
 	OutcomeChanged         = "changed"
 )
-
-// Problem is one validation finding in routines.toml, printed as "file:line:col: message".
-type Problem struct {
-	File    string `json:"file"`
-	Line    int    `json:"line"`
-	Col     int    `json:"col"`
-	Routine string `json:"routine,omitempty"` // empty for file-level problems
-	Message string `json:"message"`
-}
 
 // Run is one row of the journal's run history. Nothing marshals it: the CLI's --json output has
 // its own stable shapes (app/cli/jsonshapes.go).

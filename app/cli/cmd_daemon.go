@@ -13,6 +13,7 @@ import (
 	"github.com/routinely/routinely/app/paths"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
+	"github.com/routinely/routinely/scheduler/config"
 )
 
 type daemonOptions struct {
@@ -91,7 +92,7 @@ func runDaemon(ctx context.Context, e *env, o daemonOptions) error {
 		if errors.Is(err, errNoConfig) {
 			return fmt.Errorf("%w\nThe daemon did not start", err)
 		}
-		if errors.Is(err, scheduler.ErrConfig) {
+		if errors.Is(err, config.ErrConfig) {
 			return fmt.Errorf("%w\nThe daemon did not start: fix the file ('"+progName+" validate' checks it)", err)
 		}
 		return err

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/routinely/routinely/ownership"
-	"github.com/routinely/routinely/scheduler"
+	"github.com/routinely/routinely/scheduler/config"
 )
 
 // writeJSON prints v as indented JSON followed by a newline.
@@ -117,7 +117,7 @@ func ownedHelp(r *ownership.Record) string {
 func msDur(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
 
 // printProblems prints routines.toml problems as file:line:col: routine: message.
-func printProblems(w io.Writer, problems []scheduler.Problem) {
+func printProblems(w io.Writer, problems []config.Problem) {
 	for _, p := range problems {
 		fmt.Fprintln(w, formatProblem(p))
 	}
@@ -125,7 +125,7 @@ func printProblems(w io.Writer, problems []scheduler.Problem) {
 
 // formatProblem is one problem as FILE:LINE:COL: routine "NAME": message (no routine part for a
 // problem of the file as a whole, or when the message names the routine already).
-func formatProblem(p scheduler.Problem) string {
+func formatProblem(p config.Problem) string {
 	if p.Routine != "" && !strings.Contains(p.Message, fmt.Sprintf("%q", p.Routine)) {
 		return fmt.Sprintf("%s:%d:%d: routine %q: %s", p.File, p.Line, p.Col, p.Routine, p.Message)
 	}

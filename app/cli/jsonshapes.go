@@ -5,6 +5,7 @@ import (
 
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
+	"github.com/routinely/routinely/scheduler/config"
 )
 
 // The --json shapes. They are the CLI's stable interface for scripts and are documented in the
@@ -85,7 +86,7 @@ type jsonProblem struct {
 }
 
 // toJSONProblems converts validation problems, never returning nil (an empty list prints as []).
-func toJSONProblems(ps []scheduler.Problem) []jsonProblem {
+func toJSONProblems(ps []config.Problem) []jsonProblem {
 	out := make([]jsonProblem, 0, len(ps))
 	for _, p := range ps {
 		out = append(out, jsonProblem{File: p.File, Line: p.Line, Col: p.Col, Routine: p.Routine, Message: p.Message})

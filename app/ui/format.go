@@ -8,6 +8,7 @@ import (
 	"github.com/routinely/routinely/app/desktop/session"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
+	"github.com/routinely/routinely/scheduler/config"
 )
 
 // Routine statuses shown in the table.
@@ -187,6 +188,6 @@ func TakeoverMessage(r ownership.Request) string {
 }
 
 // ProblemText prints a validation problem as "file:line:col: message".
-func ProblemText(p scheduler.Problem) string {
+func ProblemText(p config.Problem) string {
 	return fmt.Sprintf("%s:%d:%d: %s", p.File, p.Line, p.Col, p.Message)
 }

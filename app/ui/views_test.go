@@ -13,6 +13,7 @@ import (
 	"github.com/routinely/routinely/app/desktop/session"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
+	"github.com/routinely/routinely/scheduler/config"
 )
 
 // buttons returns the rendered buttons labelled text, in layout order.
@@ -214,7 +215,7 @@ func TestSettingsView(t *testing.T) {
 	v := NewSettingsView(rec, nil)
 	s := standbyState()
 	s.ConfigErr = "routines.toml:4:9: expected '=' after a key"
-	s.Problems = []scheduler.Problem{{File: "routines.toml", Line: 12, Col: 3, Routine: "x", Message: "unknown action \"rnu\""}}
+	s.Problems = []config.Problem{{File: "routines.toml", Line: 12, Col: 3, Routine: "x", Message: "unknown action \"rnu\""}}
 	v.Update(s)
 	if len(rec.Calls()) != 0 {
 		t.Fatalf("showing the state fired actions: %q", rec.Calls())

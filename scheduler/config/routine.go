@@ -1,12 +1,13 @@
-package scheduler
+package config
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 )
 
-// Defaults of routines.toml (issues 4 and 5).
+// Defaults and bounds of routines.toml.
 const (
 	DefaultTimeout        = 3 * time.Minute
 	DefaultCatchUpWindow  = 12 * time.Hour
@@ -19,6 +20,19 @@ const (
 	// arithmetic anchor + k*every (a time.Duration product, ±292 years) far from overflow for
 	// as long as previews and catch-up look ahead.
 	MaxEvery = 366 * 24 * time.Hour
+)
+
+// Overlap policies (routines.toml "overlap").
+const (
+	OverlapSkip    = "skip"
+	OverlapQueue   = "queue"
+	OverlapReplace = "replace"
+)
+
+// Catch-up policies (routines.toml "catch_up").
+const (
+	CatchUpOnce = "once"
+	CatchUpSkip = "skip"
 )
 
 // Schedule kinds.
@@ -39,7 +53,7 @@ type Routine struct {
 	Timezone string         // IANA name; for the system zone its name when known, else "Local"
 	Location *time.Location
 	// systemZone: no timezone key (or "Local"): the routine follows the system zone, and
-	// Timezone/Location are that zone's, re-read when it changes (zone.go).
+	// Timezone/Location are that zone's, re-read when it changes (Config.InZone).
 	systemZone bool
 
 	Jitter        time.Duration
@@ -65,12 +79,13 @@ type Routine struct {
 
 	Line, Col int // where the [[routine]] header is
 
-	sched schedule
+	sched Schedule
 }
 
-// slots returns the routine's slot computation. An `every` grid starts at r.Anchor, or at anchor
-// (truncated to the second) when r.Anchor is zero.
-func (r *Routine) slots(anchor time.Time) schedule {
+// Slots returns the routine's slot computation. An `every` grid starts at r.Anchor, or at anchor
+// (truncated to the second) when r.Anchor is zero. r must come from LoadConfig or Parse: a
+// cron or at routine built by hand has no compiled schedule (nil).
+func (r *Routine) Slots(anchor time.Time) Schedule {
 	if r.Kind == KindEvery {
 		if !r.Anchor.IsZero() {
 			anchor = r.Anchor
@@ -119,6 +134,15 @@ func shortDuration(d time.Duration) string {
 	return s
 }
 
+// Problem is one validation finding in routines.toml, printed as "file:line:col: message".
+type Problem struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Col     int    `json:"col"`
+	Routine string `json:"routine,omitempty"` // empty for file-level problems
+	Message string `json:"message"`
+}
+
 // String formats a problem as "file:line:col: message", or "file: message" when it has no
 // position (a file that cannot be read).
 func (p Problem) String() string {
@@ -128,25 +152,14 @@ func (p Problem) String() string {
 	return fmt.Sprintf("%s:%d:%d: %s", p.File, p.Line, p.Col, p.Message)
 }
 
-// Preview returns the next n slots of r strictly after from, computed by the schedule value
-// that is handed to gocron when the routine is armed. For `every` routines with no Anchor the
-// grid starts at from (as arming at from would). It returns an error for a nil routine or
-// n < 0.
-func Preview(r *Routine, from time.Time, n int) ([]time.Time, error) {
-	if r == nil || r.Kind == "" {
-		return nil, fmt.Errorf("preview: %w", ErrUnknownRoutine)
-	}
-	if n < 0 {
-		return nil, fmt.Errorf("preview: negative count %d", n)
-	}
-	s := r.slots(from)
-	out := make([]time.Time, 0, n)
-	for t := from; len(out) < n; {
-		t = s.next(t)
-		if t.IsZero() {
-			break
-		}
-		out = append(out, t.In(r.Location))
-	}
-	return out, nil
+// SameDefinition reports whether two validated routines have the same definition: everything
+// but where the file has them, the every-anchor the engine sets, and the *time.Location value
+// (compared through the zone name and the compiled schedule instead).
+func SameDefinition(a, b *Routine) bool {
+	x, y := *a, *b
+	x.Line, x.Col, y.Line, y.Col = 0, 0, 0, 0
+	x.Anchor, y.Anchor = time.Time{}, time.Time{}
+	x.sched, y.sched = nil, nil
+	x.Location, y.Location = nil, nil
+	return reflect.DeepEqual(x, y) && reflect.DeepEqual(a.sched, b.sched)
 }

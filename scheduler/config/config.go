@@ -1,4 +1,4 @@
-package scheduler
+package config
 
 import (
 	"errors"
@@ -35,7 +35,7 @@ func LoadConfig(path string) (*Config, error) {
 	if err != nil {
 		return nil, &ConfigError{Problem: Problem{File: path, Message: readProblem(err)}, Err: err}
 	}
-	cfg, err := parseConfig(path, data)
+	cfg, err := Parse(path, data)
 	if err != nil {
 		return nil, err
 	}
@@ -43,6 +43,13 @@ func LoadConfig(path string) (*Config, error) {
 		cfg.refuseCommands(*d)
 	}
 	return cfg, nil
+}
+
+// Config is a validated routines.toml: the valid routines and the problems of the invalid ones.
+type Config struct {
+	Path     string
+	Routines []*Routine
+	Problems []Problem
 }
 
 // distrust is why a routines file must not supply commands, and what fixes that.
@@ -104,8 +111,11 @@ func readProblem(err error) string {
 	return "cannot read: " + err.Error()
 }
 
-// parseConfig parses and validates data as the contents of file.
-func parseConfig(file string, data []byte) (*Config, error) {
+// Parse validates data as the contents of the routines file named file (used only in
+// messages), as LoadConfig does after reading it, without the permission vetting of a file on
+// disk. Errors: a *ConfigError wrapping ErrConfig when data is not TOML or is past MaxNesting
+// or MaxTableKeys; every other finding is a Problem of the returned Config.
+func Parse(file string, data []byte) (*Config, error) {
 	// The decoder's cost per byte is bounded only for files within these limits (tomllimits.go).
 	if off := tooDeep(data); off >= 0 {
 		return nil, limitError(file, data, off, errTooDeep,
@@ -124,7 +134,7 @@ func parseConfig(file string, data []byte) (*Config, error) {
 		return nil, &ConfigError{Problem: p, Err: err}
 	}
 	v := &validator{file: file, base: filepath.Base(file), positions: keyPositions(data),
-		local: currentSystemZone(systemZones), now: time.Now()}
+		local: CurrentSystemZone(SystemZones), now: time.Now()}
 	cfg := &Config{Path: file}
 
 	keys := sortedKeys(doc)

@@ -1,4 +1,4 @@
-package scheduler
+package config
 
 import (
 	"errors"
@@ -74,9 +74,11 @@ func TestLoadConfigGood(t *testing.T) {
 		t.Fatalf("evening: %+v", ev)
 	}
 	// Tuesday 2026-06-02 12:00 NY: next slots are Fri 07:05, Fri 18:30, Mon 07:05.
-	got, err := Preview(ev, time.Date(2026, 6, 2, 12, 0, 0, 0, ev.Location), 3)
-	if err != nil {
-		t.Fatal(err)
+	var got []time.Time
+	slots := ev.Slots(time.Time{})
+	for at := time.Date(2026, 6, 2, 12, 0, 0, 0, ev.Location); len(got) < 3; {
+		at = slots.Next(at)
+		got = append(got, at.In(ev.Location))
 	}
 	want := []string{"2026-06-05T07:05:00-04:00", "2026-06-05T18:30:00-04:00", "2026-06-08T07:05:00-04:00"}
 	for i := range want {

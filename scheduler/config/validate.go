@@ -1,4 +1,4 @@
-package scheduler
+package config
 
 import (
 	"fmt"
@@ -42,7 +42,7 @@ type validator struct {
 	problems  []Problem // the first maxProblems found
 	found     int       // problems found, kept or not
 	more      *Problem  // the first one past maxProblems
-	local     zone      // the system zone, for routines without a timezone (read once per file)
+	local     Zone      // the system zone, for routines without a timezone (read once per file)
 	now       time.Time // when the file is validated: a calendar schedule must have a slot after it
 }
 
@@ -136,7 +136,7 @@ func (v *validator) routine(path string, tab, defaults map[string]any) *Routine 
 	p := v.posOf(path)
 	r := &Routine{Line: p.Line, Col: p.Col, Timeout: DefaultTimeout, Overlap: OverlapSkip,
 		CatchUp: CatchUpOnce, CatchUpWindow: DefaultCatchUpWindow, AutoPauseAfter: DefaultAutoPauseAfter,
-		KeepRuns: DefaultKeepRuns, Timezone: v.local.name, Location: v.local.loc, systemZone: true}
+		KeepRuns: DefaultKeepRuns, Timezone: v.local.Name, Location: v.local.Loc, systemZone: true}
 	name, _ := tab["name"].(string)
 	r.Name = name
 	if _, ok := tab["name"]; !ok {
@@ -341,10 +341,10 @@ func (v *validator) scheduleOf(r *Routine, f fields, name string) {
 		r.At, r.sched = at, cs
 	}
 	// A calendar schedule without a slot within the horizon never fires ("0 0 31 2 *": there is
-	// no 31 February); see slotHorizonYears for why the horizon settles it.
-	if r.sched != nil && r.sched.next(v.now).IsZero() {
+	// no 31 February); see SlotHorizonYears for why the horizon settles it.
+	if r.sched != nil && r.sched.Next(v.now).IsZero() {
 		bad(r.Kind, "%s %s never fires: no date matches within %d years (is it a day the month does not have, like 31 February?)",
-			r.Kind, quoteSchedule(f.vals[r.Kind]), slotHorizonYears)
+			r.Kind, quoteSchedule(f.vals[r.Kind]), SlotHorizonYears)
 	}
 }
 

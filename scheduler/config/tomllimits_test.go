@@ -1,4 +1,4 @@
-package scheduler
+package config
 
 import (
 	"errors"
@@ -67,7 +67,7 @@ func TestHostileConfigsCostLinearWork(t *testing.T) {
 			runtime.GC()
 			runtime.ReadMemStats(&before)
 			start := time.Now()
-			_, err := parseConfig("routines.toml", c.data)
+			_, err := Parse("routines.toml", c.data)
 			took := time.Since(start)
 			runtime.ReadMemStats(&after)
 			perByte := float64(after.TotalAlloc-before.TotalAlloc) / float64(len(c.data))
@@ -159,7 +159,7 @@ func TestConfigLimitErrorsArePositioned(t *testing.T) {
 		inline:                             fmt.Sprintf("routines.toml:1:%d: more than 256 keys in one inline table", strings.Index(inline, "k256 ")+1),
 		lines("[[t%d]]\n", MaxTableKeys+1): "routines.toml:257:3: more than 256 different table headers",
 	} {
-		_, err := parseConfig("routines.toml", []byte(body))
+		_, err := Parse("routines.toml", []byte(body))
 		if !errors.Is(err, ErrConfig) || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("err = %v, want %q", err, want)
 		}
@@ -181,7 +181,7 @@ dir = "/x\\"
 watch = "not an action: a string"
 `, deep)
 	body = strings.Replace(body, "watch = \"not an action: a string\"\n", "", 1)
-	cfg, err := parseConfig("routines.toml", []byte(body))
+	cfg, err := Parse("routines.toml", []byte(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func BenchmarkHostileConfigs(b *testing.B) {
 			b.SetBytes(int64(len(c.data)))
 			b.ReportAllocs()
 			for range b.N {
-				_, _ = parseConfig("routines.toml", c.data)
+				_, _ = Parse("routines.toml", c.data)
 			}
 		})
 	}
@@ -214,7 +214,7 @@ func TestProblemsAreCappedPerFile(t *testing.T) {
 	b.WriteString("[[routine]]\nname = \"ok\"\nevery = \"1m\"\nnotify = { title = \"x\" }\n")
 	b.WriteString("[[routine]]\nname = \"list\"\nevery = \"1m\"\nnotify = { title = \"x\" }\nnotify_on = [" + strings.Repeat("1, ", 150) + "]\n")
 	b.WriteString("[[routine]]\nname = \"late\"\nevery = \"soon\"\nnotify = { title = \"x\" }\n")
-	cfg, err := parseConfig("routines.toml", []byte(b.String()))
+	cfg, err := Parse("routines.toml", []byte(b.String()))
 	if err != nil {
 		t.Fatal(err)
 	}
