@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 
 	"github.com/routinely/routinely/scheduler/action"
 )
@@ -21,7 +22,7 @@ func (e *Engine) afterRun(r *config.Routine, res action.Result) {
 	if n <= 0 || !isFailure(res.Outcome) {
 		return
 	}
-	recent, err := e.j.recentOutcomes(r.Name, n)
+	recent, err := e.j.RecentOutcomes(r.Name, n)
 	if err != nil || len(recent) < n {
 		return
 	}
@@ -43,5 +44,5 @@ func (e *Engine) afterRun(r *config.Routine, res action.Result) {
 }
 
 func isFailure(outcome string) bool {
-	return outcome == OutcomeFailed || outcome == OutcomeTimeout || outcome == OutcomeCrashed
+	return outcome == journal.OutcomeFailed || outcome == journal.OutcomeTimeout || outcome == journal.OutcomeCrashed
 }

@@ -53,18 +53,18 @@ func (e *Engine) apply(cfg *config.Config) error {
 		changed = append(changed, r)
 		every[r.Name] = r.Every
 	}
-	info, err := e.j.arm(every, now)
+	info, err := e.j.Arm(every, now)
 	if err != nil {
 		return err
 	}
-	recent, err := e.j.allRecentOutcomes(10)
+	recent, err := e.j.AllRecentOutcomes(10)
 	if err != nil {
 		return err
 	}
 	for _, r := range changed {
 		in := info[r.Name]
 		if r.Kind == config.KindEvery {
-			r.Anchor = in.anchor
+			r.Anchor = in.Anchor
 		}
 		a := e.routines[r.Name]
 		if a == nil {
@@ -75,7 +75,7 @@ func (e *Engine) apply(cfg *config.Config) error {
 				e.alerts.Seed(r.Name, recent[r.Name])
 			}
 		}
-		a.r, a.sched, a.firstArmed = r, r.Slots(in.anchor), in.firstArmed
+		a.r, a.sched, a.firstArmed = r, r.Slots(in.Anchor), in.FirstArmed
 		if a.lastSlot.IsZero() {
 			a.lastSlot = now
 		}

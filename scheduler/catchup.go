@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // maxMissedRows bounds how many missed slots are recorded one by one per catch-up; older ones
@@ -17,7 +18,7 @@ const maxMissedRows = 100
 // catchUpAll runs the catch-up pass for every routine (after a wake, a clock jump or a zone
 // change).
 func (e *Engine) catchUpAll(why string) {
-	last, err := e.j.lastSlots()
+	last, err := e.j.LastSlots()
 	if err != nil {
 		e.log.Error("catch-up", "err", err)
 		return
@@ -124,7 +125,7 @@ func (e *Engine) catchUpRefused() {
 // catch_up = once and it is within catch_up_window (late-by recorded); otherwise it is recorded
 // missed. Every older one is recorded missed. Never silently dropped, never a burst.
 func (e *Engine) catchUp(name string, now time.Time) {
-	last, err := e.j.lastSlot(name)
+	last, err := e.j.LastSlot(name)
 	if err != nil {
 		e.log.Error("catch-up", "routine", name, "err", err)
 		return
@@ -171,7 +172,7 @@ func (e *Engine) catchUpFrom(name string, now, last time.Time, start bool) (hand
 	slots, dropped := config.SlotsBetween(sched, from, now, maxMissedRows)
 	if dropped > 0 {
 		oldest := sched.Next(from)
-		e.record(name, slotEvent{slot: oldest, trigger: TriggerCatchUp}, OutcomeMissed,
+		e.record(name, slotEvent{slot: oldest, trigger: journal.TriggerCatchUp}, journal.OutcomeMissed,
 			fmt.Sprintf("%d slots from %s to %s missed while not running", dropped,
 				oldest.In(r.Location).Format(time.RFC3339), slots[0].In(r.Location).Format(time.RFC3339)))
 	}
@@ -201,12 +202,12 @@ func (e *Engine) catchUpFrom(name string, now, last time.Time, start bool) (hand
 	})
 	e.mu.Unlock()
 	for _, s := range slots[:len(slots)-1] {
-		e.record(name, slotEvent{slot: s, trigger: TriggerCatchUp}, OutcomeMissed, "superseded by a later slot")
+		e.record(name, slotEvent{slot: s, trigger: journal.TriggerCatchUp}, journal.OutcomeMissed, "superseded by a later slot")
 	}
 	if missed != "" {
-		e.record(name, slotEvent{slot: latest, trigger: TriggerCatchUp}, OutcomeMissed, missed)
+		e.record(name, slotEvent{slot: latest, trigger: journal.TriggerCatchUp}, journal.OutcomeMissed, missed)
 	} else {
-		e.dispatch(name, slotEvent{slot: latest, trigger: TriggerCatchUp})
+		e.dispatch(name, slotEvent{slot: latest, trigger: journal.TriggerCatchUp})
 	}
 	return true
 }
@@ -215,17 +216,17 @@ func (e *Engine) catchUpFrom(name string, now, last time.Time, start bool) (hand
 // claim waits, and of the one queued behind it. The caller holds e.mu.
 func inFlightSlotsLocked(a *armed) []time.Time {
 	var slots []time.Time
-	if a.running != nil && a.running.ev.trigger != TriggerManual {
+	if a.running != nil && a.running.ev.trigger != journal.TriggerManual {
 		slots = append(slots, a.running.ev.slot)
 	}
 	if a.running != nil {
 		for _, ev := range a.running.held {
-			if ev.trigger != TriggerManual {
+			if ev.trigger != journal.TriggerManual {
 				slots = append(slots, ev.slot)
 			}
 		}
 	}
-	if a.pending != nil && a.pending.trigger != TriggerManual {
+	if a.pending != nil && a.pending.trigger != journal.TriggerManual {
 		slots = append(slots, a.pending.slot)
 	}
 	return slots

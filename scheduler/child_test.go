@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 
 	"github.com/routinely/routinely/scheduler/action"
 )
@@ -30,7 +31,7 @@ func runChild(role string) int {
 	if role == "reader" {
 		return readJournalWhileOwnerWrites(filepath.Join(dir, "journal.db"))
 	}
-	j, err := OpenJournal(filepath.Join(dir, "journal.db"))
+	j, err := journal.Open(filepath.Join(dir, "journal.db"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -107,7 +108,7 @@ func startChild(t *testing.T, role, dir string, env ...string) *exec.Cmd {
 // readJournalWhileOwnerWrites is the reader role: what `routinely status` and `history` do,
 // as fast as it can, beside an owner that writes.
 func readJournalWhileOwnerWrites(path string) int {
-	j, err := OpenJournalReadOnly(path)
+	j, err := journal.OpenReadOnly(path)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2

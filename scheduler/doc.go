@@ -3,12 +3,12 @@
 // the ownership gate does, claims every slot in the SQLite run journal before the action starts,
 // and repairs what time did meanwhile (catch-up after downtime, wake from suspend, clock jumps,
 // time-zone changes) without ever firing a claimed slot twice (docs/design.md#4-run-journal,
-// #5-scheduling-rules). What routines.toml means is package config's to decide; what a run does
-// is package action's.
+// #5-scheduling-rules). What routines.toml means is package config's to decide, what happened
+// to each slot package journal's, and what a run does package action's.
 //
 // Files, one job each:
 //
-//	api.go, types.go  contract types: Gate, Run, RoutineState, outcomes, triggers, Notifier
+//	api.go, types.go  contract types: Gate, RoutineState, Notifier
 //	errors.go        sentinel errors
 //	engine.go        Engine: NewEngine, Start, Stop, and the gocron gate (gateElector)
 //	watchconfig.go   Reload: re-reading routines.toml when it changes
@@ -26,5 +26,4 @@
 //	unclaimed.go     slots the journal could not record, kept until it can
 //	orphans*.go      ending the processes of runs a dead owner left
 //	states.go        States: what observers show, from the journal alone
-//	journal*.go      the run journal: schema, claims, runs, requests, pauses, arming, snapshots
 package scheduler

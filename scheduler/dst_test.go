@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // TestDSTSlots: non-existent local times run once right after the transition; repeated ones
@@ -94,7 +95,7 @@ notify = { title = "x" }
 			t.Fatalf("%s: %d runs, want at least %d", start, len(runs), len(want))
 		}
 		for i, w := range want {
-			if !runs[i].Slot.Equal(w) || runs[i].Outcome != OutcomeSuccess || runs[i].Trigger != TriggerSchedule {
+			if !runs[i].Slot.Equal(w) || runs[i].Outcome != journal.OutcomeSuccess || runs[i].Trigger != journal.TriggerSchedule {
 				t.Fatalf("%s: run %d = %s %s %s, want slot %s", start, i, runs[i].Slot.In(ny).Format(time.RFC3339), runs[i].Outcome, runs[i].Trigger, w.Format(time.RFC3339))
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 
 	"github.com/go-co-op/gocron/v2"
 	"github.com/jonboulle/clockwork"
@@ -21,7 +22,7 @@ import (
 // EngineOptions wire an Engine.
 type EngineOptions struct {
 	ConfigPath string
-	Journal    *Journal
+	Journal    *journal.Journal
 	Gate       Gate
 	Clock      clockwork.Clock // nil → real clock
 	Notifier   Notifier
@@ -44,7 +45,7 @@ type Engine struct {
 	opts      EngineOptions
 	clock     clockwork.Clock
 	log       *slog.Logger
-	j         *Journal
+	j         *journal.Journal
 	gate      Gate
 	alerts    *action.Alerts
 	newAction func(r *config.Routine) (action.Action, error)
@@ -69,7 +70,7 @@ type Engine struct {
 	cfg      *config.Config // last good set
 	problems []config.Problem
 	routines map[string]*armed
-	pauses   map[string]pause // journal pauses, refreshed every pollEvery (requests.go)
+	pauses   map[string]journal.Pause // journal pauses, refreshed every pollEvery (requests.go)
 	sched    gocron.Scheduler
 	stopping bool
 
@@ -170,7 +171,7 @@ func (e *Engine) Start(ctx context.Context) error {
 	// The start's catch-up pass is bounded by the claims made before this owner's timers are
 	// armed: the first timer fires claimLead before its slot and may claim it before the pass
 	// runs (see catchUpFrom).
-	last, err := e.j.lastSlots()
+	last, err := e.j.LastSlots()
 	if err != nil {
 		return fmt.Errorf("start: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
 	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // loadExample writes text as routines.toml in a new temporary directory and loads it. It returns
@@ -130,7 +131,7 @@ notify = { title = "Hello", body = "from the journal example" }
 		return
 	}
 	defer func() { _ = h.Release(ctx) }()
-	j, err := scheduler.OpenJournal(journalPath)
+	j, err := journal.Open(journalPath)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -149,7 +150,7 @@ notify = { title = "Hello", body = "from the journal example" }
 	defer func() { _ = eng.Stop(ctx) }()
 
 	// Anyone may ask the owner to run a routine now; the owner claims, runs and records it.
-	requests, err := scheduler.OpenJournal(journalPath)
+	requests, err := journal.Open(journalPath)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -168,7 +169,7 @@ notify = { title = "Hello", body = "from the journal example" }
 	fmt.Printf("request %d became run %d: %s\n", reqID, run.ID, run.Outcome)
 
 	// An observer: read-only, it never writes (and works while the owner writes).
-	ro, err := scheduler.OpenJournalReadOnly(journalPath)
+	ro, err := journal.OpenReadOnly(journalPath)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -206,21 +207,21 @@ notify = { title = "Hello", body = "from the journal example" }
 // waitForRun returns the run that run-now request reqID became, once it has finished, polling j
 // as `routinely run` does (the owner picks requests up within a second). Errors: the journal's;
 // one saying so when timeout passes first.
-func waitForRun(j *scheduler.Journal, reqID int64, timeout time.Duration) (scheduler.Run, error) {
+func waitForRun(j *journal.Journal, reqID int64, timeout time.Duration) (journal.Run, error) {
 	deadline := time.Now().Add(timeout)
 	for {
 		runID, err := j.RequestResult(reqID) // 0 until the owner has claimed the run
 		if err != nil {
-			return scheduler.Run{}, err
+			return journal.Run{}, err
 		}
 		if runID != 0 {
 			r, err := j.Run(runID)
-			if err != nil || r.Outcome != scheduler.OutcomeRunning {
+			if err != nil || r.Outcome != journal.OutcomeRunning {
 				return r, err
 			}
 		}
 		if time.Now().After(deadline) {
-			return scheduler.Run{}, fmt.Errorf("run-now request %d: no finished run after %s", reqID, timeout)
+			return journal.Run{}, fmt.Errorf("run-now request %d: no finished run after %s", reqID, timeout)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

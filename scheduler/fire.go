@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // claimLead is how far ahead of its slot a routine's timer fires (cronAdapter): the run's claim
@@ -37,7 +38,7 @@ func (e *Engine) fire(name string) {
 		if latest.After(due) || now.Sub(latest) > e.lateTolerance {
 			e.catchUp(name, now)
 		} else {
-			e.dispatch(name, slotEvent{slot: latest, trigger: TriggerSchedule})
+			e.dispatch(name, slotEvent{slot: latest, trigger: journal.TriggerSchedule})
 		}
 		now = e.clock.Now()
 		if due = sched.Next(now); due.IsZero() || due.Sub(now) > claimLead {
@@ -66,7 +67,7 @@ func (e *Engine) fireEarly(name string, slot time.Time) {
 	if last, _, _, ok := e.slotState(name); !ok || !slot.After(last) {
 		return // dispatched meanwhile (a catch-up pass, a re-armed timer)
 	}
-	e.dispatch(name, slotEvent{slot: slot, trigger: TriggerSchedule})
+	e.dispatch(name, slotEvent{slot: slot, trigger: journal.TriggerSchedule})
 }
 
 // slotState reads what fire needs of routine name: the latest slot handled (or the arm time),

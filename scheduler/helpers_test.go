@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 
 	"github.com/jonboulle/clockwork"
 	"go.uber.org/goleak"
@@ -87,13 +88,13 @@ func (f *fakeAction) Run(ctx context.Context, in action.Input) action.Result {
 		select {
 		case <-f.block:
 		case <-ctx.Done():
-			return action.Result{Outcome: OutcomeFailed, Summary: "killed"}
+			return action.Result{Outcome: journal.OutcomeFailed, Summary: "killed"}
 		}
 	}
 	if f.result != nil {
 		return f.result(n)
 	}
-	return action.Result{Outcome: OutcomeSuccess, Attempts: 1}
+	return action.Result{Outcome: journal.OutcomeSuccess, Attempts: 1}
 }
 
 // waitStarted waits (bounded) for the next run to start.
@@ -117,7 +118,7 @@ type harness struct {
 	t     testing.TB
 	dir   string
 	cfg   string
-	j     *Journal
+	j     *journal.Journal
 	gate  *fakeGate
 	clock *clockwork.FakeClock
 	act   *fakeAction
@@ -167,7 +168,7 @@ func newHarness(t testing.TB, body string, start time.Time) *harness {
 	if err := os.WriteFile(h.cfg, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	j, err := OpenJournal(filepath.Join(dir, "journal.db"))
+	j, err := journal.Open(filepath.Join(dir, "journal.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +268,7 @@ func eventually(t testing.TB, what string, cond func() bool) {
 }
 
 // runsOf returns routine's journal rows, oldest first.
-func runsOf(t testing.TB, j *Journal, routine string) []Run {
+func runsOf(t testing.TB, j *journal.Journal, routine string) []journal.Run {
 	t.Helper()
 	h, err := j.History(routine, 0)
 	if err != nil {
@@ -279,7 +280,7 @@ func runsOf(t testing.TB, j *Journal, routine string) []Run {
 	return h
 }
 
-func countOutcome(runs []Run, outcome string) int {
+func countOutcome(runs []journal.Run, outcome string) int {
 	n := 0
 	for _, r := range runs {
 		if r.Outcome == outcome {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // An observer's preview of an `every` routine lists the slots its owner really runs: the grid
@@ -19,7 +20,7 @@ func TestPreviewArmedFollowsTheOwnersGrid(t *testing.T) {
 	h.start()
 	h.advance(14*time.Minute, time.Minute) // 08:07:13 and 08:14:13 ran
 
-	ro, err := OpenJournalReadOnly(filepath.Join(h.dir, "journal.db"))
+	ro, err := journal.OpenReadOnly(filepath.Join(h.dir, "journal.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

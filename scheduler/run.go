@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 
 	"github.com/jonboulle/clockwork"
 
@@ -19,7 +20,7 @@ import (
 
 // lateBy is how long after its slot a run started (0 for run-now requests and early starts).
 func lateBy(start time.Time, ev slotEvent) time.Duration {
-	if ev.trigger == TriggerManual || start.Before(ev.slot) {
+	if ev.trigger == journal.TriggerManual || start.Before(ev.slot) {
 		return 0
 	}
 	return start.Sub(ev.slot)
@@ -34,10 +35,10 @@ func (e *Engine) execute(ctx context.Context, r *config.Routine, run *inflight) 
 	// at is when the action is due to start: the slot (a timer fires claimLead early), or now
 	// for a late slot and a run-now request, plus the jitter.
 	at := e.clock.Now()
-	if ev.trigger != TriggerManual && ev.slot.After(at) {
+	if ev.trigger != journal.TriggerManual && ev.slot.After(at) {
 		at = ev.slot
 	}
-	if r.Jitter > 0 && ev.trigger != TriggerManual {
+	if r.Jitter > 0 && ev.trigger != journal.TriggerManual {
 		at = at.Add(e.jitter(r.Jitter))
 		if !e.waitUntil(at.Add(-claimLead), ctx.Done()) {
 			e.notStarted(r.Name, ev, context.Cause(ctx), false)
@@ -56,17 +57,17 @@ func (e *Engine) execute(ctx context.Context, r *config.Routine, run *inflight) 
 	// The claim says when the slot was claimed (the owner held it then, even if it dies before
 	// the start); Finish records when the action really started.
 	claimed := e.clock.Now()
-	c := claim{Routine: r.Name, Slot: ev.slot, Key: ev.key, Trigger: ev.trigger,
-		Outcome: OutcomeRunning, Started: claimed, LateBy: lateBy(claimed, ev)}
+	c := journal.Claim{Routine: r.Name, Slot: ev.slot, Key: ev.key, Trigger: ev.trigger,
+		Outcome: journal.OutcomeRunning, Started: claimed, LateBy: lateBy(claimed, ev)}
 	e.setClaiming(run)
 	waitFrom := time.Now() // real time: SQLite's busy wait does not follow the engine clock
 	id, err := e.j.Claim(c)
 	e.claimSettled(r.Name, run, claimed, time.Since(waitFrom), err)
 	if ev.requestID != 0 && err == nil {
-		_ = e.j.answerRequest(ev.requestID, id, "")
+		_ = e.j.AnswerRequest(ev.requestID, id, "")
 	}
 	switch {
-	case errors.Is(err, ErrSlotClaimed):
+	case errors.Is(err, journal.ErrSlotClaimed):
 		e.duplicates.Add(1)
 		return
 	case refusedByJournal(err):
@@ -84,12 +85,12 @@ func (e *Engine) execute(ctx context.Context, r *config.Routine, run *inflight) 
 	reason := ""
 	switch cause := context.Cause(ctx); {
 	case errors.Is(cause, errReplaced):
-		res.Outcome, reason = OutcomeInterrupted, "replaced"
+		res.Outcome, reason = journal.OutcomeInterrupted, "replaced"
 	case ctx.Err() != nil && !errors.Is(cause, context.DeadlineExceeded):
-		res.Outcome, reason = OutcomeInterrupted, "shutdown"
+		res.Outcome, reason = journal.OutcomeInterrupted, "shutdown"
 	}
 	finished := e.clock.Now()
-	if err := e.finishWithRetry(r.Name, id, finish{Outcome: res.Outcome, Reason: reason, Started: started, LateBy: lateBy(started, ev),
+	if err := e.finishWithRetry(r.Name, id, journal.Result{Outcome: res.Outcome, Reason: reason, Started: started, LateBy: lateBy(started, ev),
 		Finished: finished, ExitCode: res.ExitCode, Attempts: res.Attempts, Summary: res.Summary, Output: res.Output}); err != nil {
 		e.log.Error("record run", "routine", r.Name, "run", id, "err", err)
 		return
@@ -99,7 +100,7 @@ func (e *Engine) execute(ctx context.Context, r *config.Routine, run *inflight) 
 	}
 	e.logRun(r, ev, id, res, reason, finished.Sub(started))
 	e.afterRun(r, res)
-	e.j.pruneLater(r.Name, r.KeepRuns)
+	e.j.PruneLater(r.Name, r.KeepRuns)
 	return false
 }
 
@@ -109,10 +110,10 @@ func (e *Engine) logRun(r *config.Routine, ev slotEvent, id int64, res action.Re
 	level := slog.LevelInfo
 	attrs := []any{"routine", r.Name, "slot", ev.slot.In(r.Location).Format(time.RFC3339),
 		"outcome", res.Outcome, "duration", duration.Round(time.Millisecond), "run", id}
-	if ev.trigger != TriggerSchedule {
+	if ev.trigger != journal.TriggerSchedule {
 		attrs = append(attrs, "trigger", ev.trigger)
 	}
-	if isFailure(res.Outcome) || res.Outcome == OutcomeInterrupted {
+	if isFailure(res.Outcome) || res.Outcome == journal.OutcomeInterrupted {
 		level = slog.LevelWarn
 		if reason != "" {
 			attrs = append(attrs, "reason", reason)
@@ -143,12 +144,12 @@ func truncate(s string, n int) string {
 func (e *Engine) runAction(parent context.Context, r *config.Routine, ev slotEvent, id int64, at time.Time) (res action.Result, started time.Time) {
 	defer func() {
 		if v := recover(); v != nil {
-			res = action.Result{Outcome: OutcomeCrashed, Summary: fmt.Sprintf("panic: %v", v), Attempts: 1}
+			res = action.Result{Outcome: journal.OutcomeCrashed, Summary: fmt.Sprintf("panic: %v", v), Attempts: 1}
 		}
 	}()
 	act, err := e.newAction(r)
 	if err != nil {
-		return action.Result{Outcome: OutcomeFailed, Summary: err.Error(), Attempts: 1}, e.clock.Now()
+		return action.Result{Outcome: journal.OutcomeFailed, Summary: err.Error(), Attempts: 1}, e.clock.Now()
 	}
 	in := e.actionInput(r, ev, id)
 	if !e.waitUntil(at, parent.Done()) {
@@ -160,11 +161,11 @@ func (e *Engine) runAction(parent context.Context, r *config.Routine, ev slotEve
 	res = act.Run(ctx, in)
 	// A command cut off by the routine's timeout is `timeout`; watch and ping report a timed-out
 	// request as `failed` with its cause themselves, so only commands are relabelled.
-	if timedOut(ctx) && isCommand(r.Spec) && res.Outcome != OutcomeSuccess {
-		res.Outcome = OutcomeTimeout
+	if timedOut(ctx) && isCommand(r.Spec) && res.Outcome != journal.OutcomeSuccess {
+		res.Outcome = journal.OutcomeTimeout
 	}
 	if res.Outcome == "" {
-		res.Outcome = OutcomeFailed
+		res.Outcome = journal.OutcomeFailed
 	}
 	if res.Attempts == 0 {
 		res.Attempts = 1
@@ -187,7 +188,7 @@ func (e *Engine) actionInput(r *config.Routine, ev slotEvent, id int64) action.I
 		"ROUTINELY_RUN_ID="+strconv.FormatInt(id, 10),
 		"ROUTINELY_EPOCH="+strconv.FormatUint(epoch, 10),
 		"ROUTINELY_TRIGGER="+ev.trigger,
-		RunTokenVar+"="+e.j.runToken(id),
+		RunTokenVar+"="+e.j.RunToken(id),
 	)
 	return action.Input{Routine: r.Name, Slot: ev.slot, RunID: id, Epoch: epoch, Trigger: ev.trigger,
 		Dir: r.Dir, Env: env, Timeout: r.Timeout, OnStart: func(pid int) { e.recordLeader(r.Name, id, pid) }}
@@ -203,7 +204,7 @@ func (e *Engine) recordLeader(routine string, id int64, pid int) {
 		e.log.Warn("cannot read the start time of a run's process", "routine", routine, "run", id, "pid", pid, "err", err)
 		p = ownership.ProcessIdentity{PID: pid}
 	}
-	if err := e.j.recordLeader(id, p); err != nil {
+	if err := e.j.RecordLeader(id, p); err != nil {
 		e.log.Warn("cannot record a run's process", "routine", routine, "run", id, "pid", pid, "err", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // cronAdapter lets gocron arm a routine with our slot computation (gocron.WithCronImplementation).
@@ -54,7 +55,7 @@ func (a cronAdapter) startsAtOnce(now time.Time) bool {
 // n < 0.
 func Preview(r *config.Routine, from time.Time, n int) ([]time.Time, error) {
 	if r == nil || r.Kind == "" {
-		return nil, fmt.Errorf("preview: %w", ErrUnknownRoutine)
+		return nil, fmt.Errorf("preview: %w", config.ErrUnknownRoutine)
 	}
 	if n < 0 {
 		return nil, fmt.Errorf("preview: negative count %d", n)
@@ -69,4 +70,21 @@ func Preview(r *config.Routine, from time.Time, n int) ([]time.Time, error) {
 		out = append(out, t.In(r.Location))
 	}
 	return out, nil
+}
+
+// PreviewArmed returns the next n slots of r strictly after from as its owner runs them:
+// Preview of r with the `every` grid anchor the owner persisted when it armed r (kept while the
+// interval stays the same), so an observer lists the instants the owner's timers fire at, not a
+// grid counted from from. With no persisted anchor (j is nil because no journal exists yet,
+// nothing armed r yet, or its interval changed since) the grid starts at from, as arming at from
+// would start it. r is not modified. Errors: Preview's; the journal query error, wrapped.
+func PreviewArmed(j *journal.Journal, r *config.Routine, from time.Time, n int) ([]time.Time, error) {
+	if j != nil && r != nil {
+		anchored, err := j.Anchored(r)
+		if err != nil {
+			return nil, fmt.Errorf("preview: %w", err)
+		}
+		r = anchored
+	}
+	return Preview(r, from, n)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // fakeZones is a system time zone the test changes.
@@ -74,7 +75,7 @@ func TestSystemZoneChangeRearms(t *testing.T) {
 		t.Fatalf("runs = %+v, want slots %v", runs, want)
 	}
 	for i, r := range runs {
-		if !r.Slot.Equal(want[i]) || r.Outcome != OutcomeSuccess || r.Trigger != TriggerSchedule {
+		if !r.Slot.Equal(want[i]) || r.Outcome != journal.OutcomeSuccess || r.Trigger != journal.TriggerSchedule {
 			t.Errorf("run %d = %s %s %s, want %s success schedule", i, r.Slot.UTC(), r.Outcome, r.Trigger, want[i])
 		}
 	}
@@ -98,7 +99,7 @@ func TestSystemZoneChangeCatchesUp(t *testing.T) {
 	h.stop()
 	runs := runsOf(t, h.j, "daily")
 	if len(runs) != 1 || !runs[0].Slot.Equal(time.Date(2026, 6, 1, 7, 0, 0, 0, time.UTC)) ||
-		runs[0].Trigger != TriggerCatchUp || runs[0].Outcome != OutcomeSuccess || runs[0].LateBy != 30*time.Minute {
+		runs[0].Trigger != journal.TriggerCatchUp || runs[0].Outcome != journal.OutcomeSuccess || runs[0].LateBy != 30*time.Minute {
 		t.Fatalf("runs = %+v, want one catch-up run of 09:00 Berlin, 30 min late", runs)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
 	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 type daemonOptions struct {
@@ -102,7 +103,7 @@ func runDaemon(ctx context.Context, e *env, o daemonOptions) error {
 		return err
 	}
 	// So is a journal file that is not one: owning could only refuse every routine.
-	if _, err := scheduler.MaxEpochOf(p.Journal); errors.Is(err, scheduler.ErrNotJournal) {
+	if _, err := journal.MaxEpochOf(p.Journal); errors.Is(err, journal.ErrNotJournal) {
 		return fmt.Errorf("%w\nThe daemon did not start", err)
 	}
 	opts := owning.Options(p, ownership.RoleDaemon, Version, policy, e.logger)

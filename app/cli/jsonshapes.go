@@ -6,6 +6,7 @@ import (
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
 	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // The --json shapes. They are the CLI's stable interface for scripts and are documented in the
@@ -31,7 +32,7 @@ type jsonRun struct {
 }
 
 // toJSONRun converts a journal run to its JSON shape; nil stays nil (null).
-func toJSONRun(r *scheduler.Run) *jsonRun {
+func toJSONRun(r *journal.Run) *jsonRun {
 	if r == nil {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/routinely/routinely/app/paths"
 	"github.com/routinely/routinely/scheduler"
 	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // This file is how commands reach the profile: its paths, routines.toml and journal. Observers
@@ -69,7 +70,7 @@ func loadConfig(path string, profile bool) (*config.Config, error) {
 
 // findRoutine returns the routine called name. Errors: config.ErrConfig (exit 78) when the
 // routine exists but is disabled by a validation problem, naming FILE:LINE:COL;
-// scheduler.ErrUnknownRoutine (exit 1) listing the names there are otherwise.
+// config.ErrUnknownRoutine (exit 1) listing the names there are otherwise.
 func findRoutine(cfg *config.Config, name string) (*config.Routine, error) {
 	names := make([]string, 0, len(cfg.Routines))
 	for _, r := range cfg.Routines {
@@ -83,7 +84,7 @@ func findRoutine(cfg *config.Config, name string) (*config.Routine, error) {
 			return nil, fmt.Errorf("%w: routine %q is disabled: %s.\nFix it in routines.toml ('"+progName+" validate' lists every problem)", config.ErrConfig, name, p)
 		}
 	}
-	return nil, fmt.Errorf("%w: %q in %s (routines: %v); '"+progName+" routines' lists them", scheduler.ErrUnknownRoutine, name, cfg.Path, names)
+	return nil, fmt.Errorf("%w: %q in %s (routines: %v); '"+progName+" routines' lists them", config.ErrUnknownRoutine, name, cfg.Path, names)
 }
 
 // requestJournal opens the journal of the profile to record a request for the owner (a pause or
@@ -91,7 +92,7 @@ func findRoutine(cfg *config.Config, name string) (*config.Routine, error) {
 // against routines.toml first and never creates a profile directory that --home names but that
 // does not exist; the caller closes the journal. Errors: those of profileRoutine, errNoConfig (78)
 // for a missing profile, resolve's and the journal's.
-func (e *env) requestJournal(name string) (r *config.Routine, j *scheduler.Journal, err error) {
+func (e *env) requestJournal(name string) (r *config.Routine, j *journal.Journal, err error) {
 	if name != "" {
 		if _, _, r, err = e.profileRoutine(name); err != nil {
 			return nil, nil, err
@@ -112,12 +113,12 @@ func (e *env) requestJournal(name string) (r *config.Routine, j *scheduler.Journ
 // openJournal opens the profile's journal read-only, for observers. It returns (nil, nil) when
 // the journal does not exist yet (nothing has ever owned this profile): looking never creates
 // or migrates it. Errors: the journal's, wrapped.
-func openJournal(p paths.Paths) (*scheduler.Journal, error) {
-	j, err := scheduler.OpenJournalReadOnly(p.Journal)
+func openJournal(p paths.Paths) (*journal.Journal, error) {
+	j, err := journal.OpenReadOnly(p.Journal)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
-	case errors.Is(err, scheduler.ErrNotJournal):
+	case errors.Is(err, journal.ErrNotJournal):
 		return nil, err // names the file and says what to do
 	case err != nil:
 		return nil, fmt.Errorf("open journal %s: %w", p.Journal, err)
@@ -128,8 +129,8 @@ func openJournal(p paths.Paths) (*scheduler.Journal, error) {
 // openJournalCreate opens the journal, creating and migrating it if needed (SQLite makes that
 // safe beside a running owner). For commands that leave requests for the owner: run, pause,
 // resume. Errors: the journal's, wrapped.
-func openJournalCreate(p paths.Paths) (*scheduler.Journal, error) {
-	j, err := scheduler.OpenJournal(p.Journal)
+func openJournalCreate(p paths.Paths) (*journal.Journal, error) {
+	j, err := journal.Open(p.Journal)
 	if err != nil {
 		return nil, fmt.Errorf("open journal %s: %w", p.Journal, err)
 	}

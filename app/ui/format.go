@@ -9,6 +9,7 @@ import (
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
 	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // Routine statuses shown in the table.
@@ -44,8 +45,8 @@ func RoutineStatus(r scheduler.RoutineState, now time.Time) string {
 
 func failed(outcome string) bool {
 	switch outcome {
-	case scheduler.OutcomeFailed, scheduler.OutcomeTimeout, scheduler.OutcomeCrashed,
-		scheduler.OutcomeInterrupted, scheduler.OutcomeSelectorMissing:
+	case journal.OutcomeFailed, journal.OutcomeTimeout, journal.OutcomeCrashed,
+		journal.OutcomeInterrupted, journal.OutcomeSelectorMissing:
 		return true
 	}
 	return false

@@ -14,6 +14,7 @@ import (
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
 	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // buttons returns the rendered buttons labelled text, in layout order.
@@ -305,8 +306,8 @@ func TestDuration(t *testing.T) {
 // perRoutine answers History with one run named after the routine asked for.
 type perRoutine struct{ *recorder }
 
-func (p perRoutine) History(routine string, _ int) ([]scheduler.Run, error) {
-	return []scheduler.Run{{ID: int64(len(routine)), Routine: routine, Outcome: "success"}}, nil
+func (p perRoutine) History(routine string, _ int) ([]journal.Run, error) {
+	return []journal.Run{{ID: int64(len(routine)), Routine: routine, Outcome: "success"}}, nil
 }
 
 // A slow read of the routine chosen first must not replace the history of the one chosen after.

@@ -6,6 +6,9 @@ import "errors"
 // Callers test it with errors.Is; the *ConfigError that wraps it says where and why.
 var ErrConfig = errors.New("invalid routines file")
 
+// ErrUnknownRoutine: no routine of that name in the current configuration.
+var ErrUnknownRoutine = errors.New("no such routine")
+
 // Causes a *ConfigError wraps besides ErrConfig (a read or parse error otherwise).
 var (
 	errIsDir      = errors.New("is a directory")

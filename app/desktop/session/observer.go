@@ -11,6 +11,7 @@ import (
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
 	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // observer reads what any process may read: the owner record and diagnoses, the routines file
@@ -20,7 +21,7 @@ type observer struct {
 	owner *ownership.Observer
 
 	mu       sync.Mutex
-	j        *scheduler.Journal
+	j        *journal.Journal
 	cfg      *config.Config
 	cfgErr   error
 	cfgStamp fileStamp
@@ -45,13 +46,13 @@ func stamp(path string) fileStamp {
 }
 
 // journal opens the run journal on first use (it is shared with the owner through WAL).
-func (o *observer) journal() (*scheduler.Journal, error) {
+func (o *observer) journal() (*journal.Journal, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.j != nil {
 		return o.j, nil
 	}
-	j, err := scheduler.OpenJournal(o.p.Journal)
+	j, err := journal.Open(o.p.Journal)
 	if err != nil {
 		return nil, fmt.Errorf("open the run journal: %w", err)
 	}

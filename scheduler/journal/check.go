@@ -1,4 +1,4 @@
-package scheduler
+package journal
 
 // Telling a Routinely journal from anything else at the journal's path, and telling a journal
 // that refuses writes for a while (locked, disk full) from one that never will.
@@ -22,7 +22,7 @@ import (
 // is a journal has every one of them (later migrations only add).
 var journalTables = []string{"epochs", "runs", "requests", "pauses", "arming", "snapshots"}
 
-// checkJournalFile looks at path before OpenJournal lets SQLite write to it (setting WAL mode
+// checkJournalFile looks at path before Open lets SQLite write to it (setting WAL mode
 // rewrites a database's header, and the first migration would create tables in any database).
 // It returns the schema version of the journal at path (0 when path is missing, empty or an
 // empty database), and otherwise an error wrapping ErrNotJournal (not a regular file, not
@@ -33,7 +33,7 @@ func checkJournalFile(path string, busy time.Duration) (int, error) {
 	fi, err := statJournal(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return 0, nil // OpenJournal creates it
+		return 0, nil // Open creates it
 	case err != nil:
 		return 0, err
 	case fi.Size() == 0:
@@ -84,7 +84,7 @@ func openReadOnlyDB(path string, busy time.Duration) (*sql.DB, error) {
 // MaxEpochOf returns the highest owner epoch recorded in the journal at path, reading it
 // without writing and waiting at most 250 ms for a lock (an owner-to-be calls it holding the
 // ownership guard): 0 when there is no journal yet. Errors: ErrNotJournal (wrapped) as for
-// OpenJournal; a read error, wrapped (IsJournalUnavailable tells one that may pass).
+// Open; a read error, wrapped (IsUnavailable tells one that may pass).
 func MaxEpochOf(path string) (uint64, error) {
 	version, err := checkJournalFile(path, 250*time.Millisecond)
 	if err != nil || version == 0 {
@@ -172,13 +172,13 @@ func notJournal(path, why string) error {
 		"Routinely then creates a new journal there", path, ErrNotJournal, why, base, base)
 }
 
-// IsJournalUnavailable reports whether err is the journal refusing a read or write for a reason
+// IsUnavailable reports whether err is the journal refusing a read or write for a reason
 // that may pass without anyone fixing Routinely's files: another process holds its lock
 // (SQLITE_BUSY, SQLITE_LOCKED), the disk is full (SQLITE_FULL), an I/O error, a read-only or
 // unreachable file (SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_IOERR), or a lock protocol race
 // (SQLITE_PROTOCOL). A journal that is not one (ErrNotJournal), a newer schema or a fenced
 // write is not "unavailable": waiting does not help.
-func IsJournalUnavailable(err error) bool {
+func IsUnavailable(err error) bool {
 	var se *sqlite.Error
 	if err == nil || errors.Is(err, ErrNotJournal) || !errors.As(err, &se) {
 		return false

@@ -1,4 +1,4 @@
-package scheduler
+package journal
 
 import (
 	"database/sql"
@@ -17,16 +17,13 @@ import (
 // Journal is the SQLite run journal (WAL; readable by any process while the owner writes).
 // Reads work from any process. Run records, claims and snapshots are written by the owner only
 // and are fenced by its epoch (Acquire); run-now requests and pauses may come from anyone.
-// Files: journal.go (open, epochs), journal_schema.go, journal_batch.go (the single writer and
-// group commit), journal_claims.go, journal_runs.go (results, history, retention),
-// journal_requests.go, journal_pauses.go, journal_arming.go, journal_snapshots.go,
-// journal_orphans.go (the processes runs started, and runs an earlier owner left running).
+// The files of this package are listed in doc.go.
 type Journal struct {
 	db    *sql.DB
 	path  string
 	id    string        // random, made by migration 2; names this journal's runs (runToken)
 	epoch atomic.Uint64 // the writer's epoch set by Acquire; 0 = read-only use
-	// readOnly: opened by OpenJournalReadOnly; no writer goroutine, every write fails.
+	// readOnly: opened by OpenReadOnly; no writer goroutine, every write fails.
 	readOnly bool
 
 	pruneMu sync.Mutex
@@ -39,26 +36,26 @@ type Journal struct {
 	// disk (writeWaiting).
 	writingSince atomic.Int64
 
-	writes     chan writeReq // to the single writer goroutine (journal_batch.go)
+	writes     chan writeReq // to the single writer goroutine (batch.go)
 	claimQueue chan claimReq // claims, served first
 	closed     chan struct{}
 	writerDone chan struct{}
 	closeOnce  sync.Once
 }
 
-// OpenJournal opens (creating and migrating) the journal at path for the owner and for
+// Open opens (creating and migrating) the journal at path for the owner and for
 // processes that leave requests for it (run now, pause). The database uses WAL mode, a 5 s busy
 // timeout and synchronous=FULL so a recorded claim survives a crash of the owner. Errors: one
 // wrapping ErrNotJournal, saying what to do, when path holds something else (checked before
-// anything is written to it); the open, pragma or migration error, wrapped (IsJournalUnavailable
+// anything is written to it); the open, pragma or migration error, wrapped (IsUnavailable
 // tells those that may pass, such as another process holding the lock).
-func OpenJournal(path string) (*Journal, error) {
-	return openJournalBusy(path, 5*time.Second)
+func Open(path string) (*Journal, error) {
+	return OpenBusy(path, 5*time.Second)
 }
 
-// openJournalBusy is OpenJournal with the time SQLite waits for another process's write lock
+// OpenBusy is Open with the time SQLite waits for another process's write lock
 // before failing with SQLITE_BUSY (tests shorten it to provoke that failure quickly).
-func openJournalBusy(path string, busy time.Duration) (*Journal, error) {
+func OpenBusy(path string, busy time.Duration) (*Journal, error) {
 	version, err := checkJournalFile(path, busy)
 	if err != nil {
 		return nil, fmt.Errorf("open journal: %w", err)
@@ -93,13 +90,13 @@ func openJournalBusy(path string, busy time.Duration) (*Journal, error) {
 	return j, nil
 }
 
-// OpenJournalReadOnly opens an existing journal for observers (status, routines, history, the
+// OpenReadOnly opens an existing journal for observers (status, routines, history, the
 // app in standby). It creates, migrates and writes nothing: every write through it fails with
 // an error wrapping ErrReadOnly. Errors: an error wrapping os.ErrNotExist when path does not
 // exist or holds no journal yet (nothing has owned this profile); one wrapping ErrNotJournal,
 // saying what to do, when path holds something else; one naming the version when the schema is
 // newer than this program; the open error, wrapped.
-func OpenJournalReadOnly(path string) (*Journal, error) {
+func OpenReadOnly(path string) (*Journal, error) {
 	if _, err := statJournal(path); err != nil {
 		return nil, fmt.Errorf("open journal read-only: %w", err)
 	}
@@ -125,7 +122,7 @@ func OpenJournalReadOnly(path string) (*Journal, error) {
 
 func newJournal(db *sql.DB, path string) *Journal {
 	return &Journal{db: db, path: path, pruning: map[string]bool{}, pruned: map[string]time.Time{},
-		writes: make(chan writeReq), claimQueue: make(chan claimReq, maxBatch),
+		writes: make(chan writeReq), claimQueue: make(chan claimReq, MaxBatch),
 		closed: make(chan struct{}), writerDone: make(chan struct{})}
 }
 
@@ -155,7 +152,7 @@ func (j *Journal) MaxEpoch() (uint64, error) {
 // Acquire records epoch as the journal's writer epoch (epochs never go back: docs/design.md#44-fencing). From
 // then on every write of an earlier epoch is fenced. Runs that earlier epochs left `running`
 // (orphans: their owner ended mid-run) stay `running` until the new owner has dealt with their
-// processes and records them (endOrphans, closeOrphan); Acquire returns how many there are.
+// processes and records them (endOrphans, CloseOrphan); Acquire returns how many there are.
 // Errors: ErrFenced when a newer epoch is recorded; the query error, wrapped.
 func (j *Journal) Acquire(epoch uint64, now time.Time) (orphans int, err error) {
 	err = j.write(func(tx *sql.Tx) error {

@@ -1,4 +1,4 @@
-package scheduler
+package journal
 
 import (
 	"database/sql"
@@ -13,9 +13,9 @@ import (
 // returns, per claim, the run id (0 when refused) and the refusal.
 var claimPaths = []struct {
 	name  string
-	claim func(t *testing.T, j *Journal, cs []claim) []claimResp
+	claim func(t *testing.T, j *Journal, cs []Claim) []claimResp
 }{
-	{"one at a time", func(t *testing.T, j *Journal, cs []claim) []claimResp {
+	{"one at a time", func(t *testing.T, j *Journal, cs []Claim) []claimResp {
 		out := make([]claimResp, len(cs))
 		for i, c := range cs {
 			req := claimReqOf(j, c)
@@ -24,7 +24,7 @@ var claimPaths = []struct {
 		}
 		return out
 	}},
-	{"group commit", func(t *testing.T, j *Journal, cs []claim) []claimResp {
+	{"group commit", func(t *testing.T, j *Journal, cs []Claim) []claimResp {
 		reqs := make([]claimReq, len(cs))
 		for i, c := range cs {
 			reqs[i] = claimReqOf(j, c)
@@ -38,8 +38,8 @@ var claimPaths = []struct {
 		}
 		return out
 	}},
-	{"claimAll", func(t *testing.T, j *Journal, cs []claim) []claimResp {
-		errs, err := j.claimAll(cs) // reports refusals only; the rows written are checked below
+	{"claimAll", func(t *testing.T, j *Journal, cs []Claim) []claimResp {
+		errs, err := j.ClaimAll(cs) // reports refusals only; the rows written are checked below
 		if err != nil {
 			t.Fatalf("claimAll: %v", err)
 		}
@@ -51,9 +51,9 @@ var claimPaths = []struct {
 	}},
 }
 
-func claimReqOf(j *Journal, c claim) claimReq {
+func claimReqOf(j *Journal, c Claim) claimReq {
 	if c.Key == "" {
-		c.Key = slotKey(c.Slot)
+		c.Key = SlotKey(c.Slot)
 	}
 	return claimReq{c: c, epoch: j.epoch.Load(), resp: make(chan claimResp, 1)}
 }
@@ -65,68 +65,68 @@ func claimReqOf(j *Journal, c claim) claimReq {
 func TestClaimRule(t *testing.T) {
 	t0 := time.Unix(30_000, 0)
 	at := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Minute) }
-	run := func(routine string, slot time.Time) claim {
-		return claim{Routine: routine, Slot: slot, Trigger: TriggerSchedule, Outcome: OutcomeRunning, Started: slot}
+	run := func(routine string, slot time.Time) Claim {
+		return Claim{Routine: routine, Slot: slot, Trigger: TriggerSchedule, Outcome: OutcomeRunning, Started: slot}
 	}
-	done := func(routine string, slot time.Time) claim {
+	done := func(routine string, slot time.Time) Claim {
 		c := run(routine, slot)
 		c.Outcome = OutcomeSuccess
 		return c
 	}
-	rec := func(outcome string, routine string, slot time.Time) claim { // a slot that will not run
-		return claim{Routine: routine, Slot: slot, Trigger: TriggerCatchUp, Outcome: outcome, Reason: "test", Started: at(9)}
+	rec := func(outcome string, routine string, slot time.Time) Claim { // a slot that will not run
+		return Claim{Routine: routine, Slot: slot, Trigger: TriggerCatchUp, Outcome: outcome, Reason: "test", Started: at(9)}
 	}
-	manual := func(routine string, request int, at time.Time) claim {
-		return claim{Routine: routine, Slot: at, Key: fmt.Sprintf("manual:%d", request), Trigger: TriggerManual,
+	manual := func(routine string, request int, at time.Time) Claim {
+		return Claim{Routine: routine, Slot: at, Key: fmt.Sprintf("manual:%d", request), Trigger: TriggerManual,
 			Outcome: OutcomeRunning, Started: at}
 	}
 	tests := []struct {
 		name   string
-		before []claim // claimed first, one at a time
+		before []Claim // claimed first, one at a time
 		newer  bool    // then a newer owner (epoch 2) acquires the journal
-		claims []claim // decided in this order, by epoch 1
+		claims []Claim // decided in this order, by epoch 1
 		want   []error // nil: claimed, with a new run id
 	}{
-		{name: "new slot", claims: []claim{run("a", t0)}, want: []error{nil}},
-		{name: "duplicate", before: []claim{done("a", t0)},
-			claims: []claim{run("a", t0)}, want: []error{ErrSlotClaimed}},
-		{name: "duplicate of a missed row", before: []claim{rec(OutcomeMissed, "a", t0)},
-			claims: []claim{run("a", t0)}, want: []error{ErrSlotClaimed}},
-		{name: "behind the latest run", before: []claim{done("a", at(1))},
-			claims: []claim{run("a", t0)}, want: []error{ErrSlotClaimed}},
-		{name: "after the latest run", before: []claim{done("a", t0)},
-			claims: []claim{run("a", at(1))}, want: []error{nil}},
-		{name: "behind another routine's run", before: []claim{done("b", at(1))},
-			claims: []claim{run("a", t0)}, want: []error{nil}},
+		{name: "new slot", claims: []Claim{run("a", t0)}, want: []error{nil}},
+		{name: "duplicate", before: []Claim{done("a", t0)},
+			claims: []Claim{run("a", t0)}, want: []error{ErrSlotClaimed}},
+		{name: "duplicate of a missed row", before: []Claim{rec(OutcomeMissed, "a", t0)},
+			claims: []Claim{run("a", t0)}, want: []error{ErrSlotClaimed}},
+		{name: "behind the latest run", before: []Claim{done("a", at(1))},
+			claims: []Claim{run("a", t0)}, want: []error{ErrSlotClaimed}},
+		{name: "after the latest run", before: []Claim{done("a", t0)},
+			claims: []Claim{run("a", at(1))}, want: []error{nil}},
+		{name: "behind another routine's run", before: []Claim{done("b", at(1))},
+			claims: []Claim{run("a", t0)}, want: []error{nil}},
 		{name: "behind a skipped row (overlap=queue runs an older slot after a newer skip)",
-			before: []claim{rec(OutcomeSkipped, "a", at(1))}, claims: []claim{run("a", t0)}, want: []error{nil}},
-		{name: "fenced", newer: true, claims: []claim{run("a", t0)}, want: []error{ErrFenced}},
-		{name: "fenced before duplicate", before: []claim{rec(OutcomeMissed, "a", t0)}, newer: true,
-			claims: []claim{rec(OutcomeMissed, "a", t0)}, want: []error{ErrFenced}},
+			before: []Claim{rec(OutcomeSkipped, "a", at(1))}, claims: []Claim{run("a", t0)}, want: []error{nil}},
+		{name: "fenced", newer: true, claims: []Claim{run("a", t0)}, want: []error{ErrFenced}},
+		{name: "fenced before duplicate", before: []Claim{rec(OutcomeMissed, "a", t0)}, newer: true,
+			claims: []Claim{rec(OutcomeMissed, "a", t0)}, want: []error{ErrFenced}},
 		{name: "fenced missed row", newer: true,
-			claims: []claim{rec(OutcomeMissed, "a", t0)}, want: []error{ErrFenced}},
-		{name: "manual behind the latest run", before: []claim{done("a", at(60))},
-			claims: []claim{manual("a", 1, t0)}, want: []error{nil}},
-		{name: "manual runs at one instant", before: []claim{done("a", t0)},
-			claims: []claim{manual("a", 1, t0), manual("a", 2, t0)}, want: []error{nil, nil}},
-		{name: "manual request twice", claims: []claim{manual("a", 1, t0), manual("a", 1, at(1))},
+			claims: []Claim{rec(OutcomeMissed, "a", t0)}, want: []error{ErrFenced}},
+		{name: "manual behind the latest run", before: []Claim{done("a", at(60))},
+			claims: []Claim{manual("a", 1, t0)}, want: []error{nil}},
+		{name: "manual runs at one instant", before: []Claim{done("a", t0)},
+			claims: []Claim{manual("a", 1, t0), manual("a", 2, t0)}, want: []error{nil, nil}},
+		{name: "manual request twice", claims: []Claim{manual("a", 1, t0), manual("a", 1, at(1))},
 			want: []error{nil, ErrSlotClaimed}},
-		{name: "manual run is no high-water mark", before: []claim{manual("a", 1, at(60))},
-			claims: []claim{run("a", t0)}, want: []error{nil}},
-		{name: "missed and skipped behind the latest run", before: []claim{run("a", at(3))},
-			claims: []claim{rec(OutcomeMissed, "a", t0), rec(OutcomeSkipped, "a", at(1))}, want: []error{nil, nil}},
-		{name: "missed row twice", claims: []claim{rec(OutcomeMissed, "a", t0), rec(OutcomeMissed, "a", t0)},
+		{name: "manual run is no high-water mark", before: []Claim{manual("a", 1, at(60))},
+			claims: []Claim{run("a", t0)}, want: []error{nil}},
+		{name: "missed and skipped behind the latest run", before: []Claim{run("a", at(3))},
+			claims: []Claim{rec(OutcomeMissed, "a", t0), rec(OutcomeSkipped, "a", at(1))}, want: []error{nil, nil}},
+		{name: "missed row twice", claims: []Claim{rec(OutcomeMissed, "a", t0), rec(OutcomeMissed, "a", t0)},
 			want: []error{nil, ErrSlotClaimed}},
-		{name: "one routine twice, newer slot first", claims: []claim{run("a", at(1)), run("a", t0)},
+		{name: "one routine twice, newer slot first", claims: []Claim{run("a", at(1)), run("a", t0)},
 			want: []error{nil, ErrSlotClaimed}},
-		{name: "one routine twice, older slot first", claims: []claim{run("a", t0), run("a", at(1))},
+		{name: "one routine twice, older slot first", claims: []Claim{run("a", t0), run("a", at(1))},
 			want: []error{nil, nil}},
-		{name: "one slot twice", claims: []claim{run("a", t0), run("a", t0)},
+		{name: "one slot twice", claims: []Claim{run("a", t0), run("a", t0)},
 			want: []error{nil, ErrSlotClaimed}},
-		{name: "one slot missed, then claimed", claims: []claim{rec(OutcomeMissed, "a", t0), run("a", t0)},
+		{name: "one slot missed, then claimed", claims: []Claim{rec(OutcomeMissed, "a", t0), run("a", t0)},
 			want: []error{nil, ErrSlotClaimed}},
 		{name: "one routine twice, a run then a missed row behind it",
-			claims: []claim{run("a", at(1)), rec(OutcomeMissed, "a", t0)}, want: []error{nil, nil}},
+			claims: []Claim{run("a", at(1)), rec(OutcomeMissed, "a", t0)}, want: []error{nil, nil}},
 	}
 	for _, p := range claimPaths {
 		for _, tc := range tests {
@@ -177,7 +177,7 @@ func TestClaimRule(t *testing.T) {
 // starting would.
 func acquireNewer(t *testing.T, path string, epoch uint64) {
 	t.Helper()
-	j2, err := OpenJournal(path)
+	j2, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func journalRows(t *testing.T, j *Journal) []string {
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
-		var c claim
+		var c Claim
 		var slot int64
 		var epoch uint64
 		if err := rows.Scan(&c.Routine, &c.Key, &slot, &c.Trigger, &c.Outcome, &epoch); err != nil {
@@ -212,9 +212,9 @@ func journalRows(t *testing.T, j *Journal) []string {
 	return out
 }
 
-func rowText(c claim, epoch uint64) string {
+func rowText(c Claim, epoch uint64) string {
 	if c.Key == "" {
-		c.Key = slotKey(c.Slot)
+		c.Key = SlotKey(c.Slot)
 	}
 	return fmt.Sprintf("%s %s %d %s %s epoch %d", c.Routine, c.Key, c.Slot.UnixNano(), c.Trigger, c.Outcome, epoch)
 }

@@ -1,4 +1,4 @@
-package scheduler
+package journal
 
 import (
 	"errors"
@@ -12,7 +12,7 @@ import (
 
 func acquiredJournal(t testing.TB) *Journal {
 	t.Helper()
-	j, err := OpenJournal(filepath.Join(t.TempDir(), "journal.db"))
+	j, err := Open(filepath.Join(t.TempDir(), "journal.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,10 +34,10 @@ func TestJournalWALAndSchemaVersion(t *testing.T) {
 		t.Fatalf("user_version %d %v", version, err)
 	}
 	// Reopening an up-to-date journal applies nothing and keeps the data.
-	if _, err := j.Claim(claim{Routine: "a", Slot: time.Unix(100, 0), Trigger: TriggerSchedule, Outcome: OutcomeSuccess}); err != nil {
+	if _, err := j.Claim(Claim{Routine: "a", Slot: time.Unix(100, 0), Trigger: TriggerSchedule, Outcome: OutcomeSuccess}); err != nil {
 		t.Fatal(err)
 	}
-	j2, err := OpenJournal(j.path)
+	j2, err := Open(j.path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,15 +50,15 @@ func TestJournalWALAndSchemaVersion(t *testing.T) {
 func TestRetentionKeepsNewestRuns(t *testing.T) {
 	j := acquiredJournal(t)
 	for i := range 30 {
-		id, err := j.Claim(claim{Routine: "a", Slot: time.Unix(int64(1000+i), 0), Trigger: TriggerSchedule, Outcome: OutcomeRunning})
+		id, err := j.Claim(Claim{Routine: "a", Slot: time.Unix(int64(1000+i), 0), Trigger: TriggerSchedule, Outcome: OutcomeRunning})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := j.Finish(id, finish{Outcome: OutcomeSuccess, Finished: time.Now(), Output: []byte(fmt.Sprint(i))}); err != nil {
+		if err := j.Finish(id, Result{Outcome: OutcomeSuccess, Finished: time.Now(), Output: []byte(fmt.Sprint(i))}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	j.pruneLater("a", 10)
+	j.PruneLater("a", 10)
 	j.pruneWG.Wait()
 	h, _ := j.History("a", 0)
 	if len(h) != 10 || h[0].Slot.Unix() != 1029 || h[9].Slot.Unix() != 1020 {
@@ -69,7 +69,7 @@ func TestRetentionKeepsNewestRuns(t *testing.T) {
 		t.Fatalf("output %q %v", out, err)
 	}
 	// The high-water mark survives pruning: an old slot cannot be claimed again.
-	if _, err := j.Claim(claim{Routine: "a", Slot: time.Unix(1005, 0), Trigger: TriggerSchedule, Outcome: OutcomeRunning}); err == nil {
+	if _, err := j.Claim(Claim{Routine: "a", Slot: time.Unix(1005, 0), Trigger: TriggerSchedule, Outcome: OutcomeRunning}); err == nil {
 		t.Fatal("pruned old slot was claimable again")
 	}
 }
@@ -107,7 +107,7 @@ func TestRequestLifecycle(t *testing.T) {
 	if _, err := j.RequestResult(id + 100); err == nil {
 		t.Fatal("unknown request has a result")
 	}
-	if err := j.answerRequest(id, 0, "no routine"); err != nil {
+	if err := j.AnswerRequest(id, 0, "no routine"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := j.RequestResult(id); err == nil {
@@ -121,11 +121,11 @@ func TestRequestLifecycle(t *testing.T) {
 func TestClaimBatchDecidesEachClaim(t *testing.T) {
 	j := acquiredJournal(t)
 	t0 := time.Unix(10_000, 0)
-	if _, err := j.Claim(claim{Routine: "old", Slot: t0, Trigger: TriggerSchedule, Outcome: OutcomeSuccess}); err != nil {
+	if _, err := j.Claim(Claim{Routine: "old", Slot: t0, Trigger: TriggerSchedule, Outcome: OutcomeSuccess}); err != nil {
 		t.Fatal(err)
 	}
 	mk := func(routine string, slot time.Time, epoch uint64) claimReq {
-		return claimReq{c: claim{Routine: routine, Slot: slot, Key: slotKey(slot), Trigger: TriggerSchedule, Outcome: OutcomeRunning},
+		return claimReq{c: Claim{Routine: routine, Slot: slot, Key: SlotKey(slot), Trigger: TriggerSchedule, Outcome: OutcomeRunning},
 			epoch: epoch, resp: make(chan claimResp, 1)}
 	}
 	batch := []claimReq{
@@ -143,7 +143,7 @@ func TestClaimBatchDecidesEachClaim(t *testing.T) {
 			t.Errorf("claim %d: id %d err %v, want %v", i, r.id, r.err, want[i])
 		}
 	}
-	j2, err := OpenJournal(j.path)
+	j2, err := Open(j.path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,16 +163,16 @@ func TestClaimBatchDecidesEachClaim(t *testing.T) {
 // Observers open the journal read-only: an absent journal is a clear error wrapping
 // os.ErrNotExist and leaves no file behind; a present one reads while the owner writes, and
 // refuses writes.
-func TestOpenJournalReadOnly(t *testing.T) {
+func TestOpenReadOnly(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "journal.db")
-	if _, err := OpenJournalReadOnly(path); !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), path) {
+	if _, err := OpenReadOnly(path); !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), path) {
 		t.Fatalf("absent journal: %v, want an error naming it and wrapping os.ErrNotExist", err)
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Fatalf("read-only open of an absent journal created %v", ents)
 	}
-	w, err := OpenJournal(path)
+	w, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,13 +180,13 @@ func TestOpenJournalReadOnly(t *testing.T) {
 	if _, err := w.Acquire(1, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	r, err := OpenJournalReadOnly(path)
+	r, err := OpenReadOnly(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
 	for i := range 20 {
-		if _, err := w.Claim(claim{Routine: "a", Slot: time.Unix(int64(100+i), 0), Trigger: TriggerSchedule, Outcome: OutcomeSuccess}); err != nil {
+		if _, err := w.Claim(Claim{Routine: "a", Slot: time.Unix(int64(100+i), 0), Trigger: TriggerSchedule, Outcome: OutcomeSuccess}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := r.History("a", 0); err != nil {
@@ -202,13 +202,13 @@ func TestOpenJournalReadOnly(t *testing.T) {
 }
 
 // A journal whose owner has gone (WAL files checkpointed away) still opens read-only.
-func TestOpenJournalReadOnlyAfterOwnerClosed(t *testing.T) {
+func TestOpenReadOnlyAfterOwnerClosed(t *testing.T) {
 	j := acquiredJournal(t)
-	if _, err := j.Claim(claim{Routine: "a", Slot: time.Unix(100, 0), Trigger: TriggerSchedule, Outcome: OutcomeSuccess}); err != nil {
+	if _, err := j.Claim(Claim{Routine: "a", Slot: time.Unix(100, 0), Trigger: TriggerSchedule, Outcome: OutcomeSuccess}); err != nil {
 		t.Fatal(err)
 	}
 	_ = j.Close()
-	r, err := OpenJournalReadOnly(j.path)
+	r, err := OpenReadOnly(j.path)
 	if err != nil {
 		t.Fatal(err)
 	}

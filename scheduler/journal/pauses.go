@@ -1,4 +1,4 @@
-package scheduler
+package journal
 
 // Pauses (docs/design.md#48-pauses): any process sets or clears one; the owner records paused slots skipped.
 
@@ -41,37 +41,37 @@ func (j *Journal) Resume(routine string) error {
 	return nil
 }
 
-// pause is the effective pause of one routine.
-type pause struct {
+// Pause is the effective pause of one routine.
+type Pause struct {
 	Paused bool
 	Note   string
 	Until  *time.Time
 }
 
-// pauses returns every unexpired pause at now, keyed by routine ("" = all).
-func (j *Journal) pauses(now time.Time) (map[string]pause, error) {
+// Pauses returns every unexpired pause at now, keyed by routine ("" = all).
+func (j *Journal) Pauses(now time.Time) (map[string]Pause, error) {
 	rows, err := j.db.Query(`SELECT routine, note, until FROM pauses WHERE until IS NULL OR until > ?`, now.UnixNano())
 	if err != nil {
 		return nil, fmt.Errorf("pauses: %w", err)
 	}
 	defer func() { _ = rows.Close() }()
-	out := map[string]pause{}
+	out := map[string]Pause{}
 	for rows.Next() {
 		var name, note string
 		var until sql.NullInt64
 		if err := rows.Scan(&name, &note, &until); err != nil {
 			return nil, fmt.Errorf("pauses: %w", err)
 		}
-		out[name] = pause{Paused: true, Note: note, Until: nsTime(until)}
+		out[name] = Pause{Paused: true, Note: note, Until: nsTime(until)}
 	}
 	return out, rows.Err()
 }
 
-// pauseOf returns routine's effective pause at now: its own, else the global one.
-func (j *Journal) pauseOf(routine string, now time.Time) (pause, error) {
-	all, err := j.pauses(now)
+// PauseOf returns routine's effective pause at now: its own, else the global one.
+func (j *Journal) PauseOf(routine string, now time.Time) (Pause, error) {
+	all, err := j.Pauses(now)
 	if err != nil {
-		return pause{}, err
+		return Pause{}, err
 	}
 	if p, ok := all[routine]; ok {
 		return p, nil

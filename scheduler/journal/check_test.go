@@ -1,4 +1,4 @@
-package scheduler
+package journal
 
 import (
 	"bytes"
@@ -57,7 +57,7 @@ func TestNotAJournalIsRefusedAndKept(t *testing.T) {
 		// followed. (want is the target's bytes: os.ReadFile below follows the link.)
 		"a symbolic link to a journal": func(t *testing.T, path string) []byte {
 			target := filepath.Join(t.TempDir(), "elsewhere.db")
-			j, err := OpenJournal(target)
+			j, err := Open(target)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,15 +80,15 @@ func TestNotAJournalIsRefusedAndKept(t *testing.T) {
 			path := filepath.Join(dir, "journal.db")
 			want := make(t, path)
 			opens := map[string]func() error{
-				"OpenJournal": func() error {
-					j, err := OpenJournal(path)
+				"Open": func() error {
+					j, err := Open(path)
 					if err == nil {
 						_ = j.Close()
 					}
 					return err
 				},
-				"OpenJournalReadOnly": func() error {
-					j, err := OpenJournalReadOnly(path)
+				"OpenReadOnly": func() error {
+					j, err := OpenReadOnly(path)
 					if err == nil {
 						_ = j.Close()
 					}
@@ -106,7 +106,7 @@ func TestNotAJournalIsRefusedAndKept(t *testing.T) {
 						t.Errorf("%s: %q does not say %q", what, err, s)
 					}
 				}
-				if IsJournalUnavailable(err) {
+				if IsUnavailable(err) {
 					t.Errorf("%s: a file that is not a journal counts as unavailable for now: waiting would not help", what)
 				}
 			}
@@ -129,7 +129,7 @@ func TestJournalVersions(t *testing.T) {
 	dir := t.TempDir()
 	newer := filepath.Join(dir, "newer.db")
 	foreignDB(t, newer, `PRAGMA user_version = 999`)
-	if _, err := OpenJournal(newer); err == nil || !strings.Contains(err.Error(), "schema version 999 is newer") {
+	if _, err := Open(newer); err == nil || !strings.Contains(err.Error(), "schema version 999 is newer") {
 		t.Fatalf("newer schema: err %v", err)
 	}
 	empty := filepath.Join(dir, "empty.db")
@@ -139,7 +139,7 @@ func TestJournalVersions(t *testing.T) {
 	if e, err := MaxEpochOf(empty); err != nil || e != 0 {
 		t.Fatalf("empty file: epoch %d, err %v; want 0, nil", e, err)
 	}
-	j, err := OpenJournal(empty)
+	j, err := Open(empty)
 	if err != nil {
 		t.Fatalf("empty file: %v", err)
 	}
@@ -151,7 +151,7 @@ func TestJournalVersions(t *testing.T) {
 
 // Another process holding the journal's write lock (BEGIN EXCLUSIVE, as `sqlite3` does) stops
 // neither the open nor the epoch read of a journal at this program's version (so a standby
-// can own); the first write then fails in a way IsJournalUnavailable tells from a bad file.
+// can own); the first write then fails in a way IsUnavailable tells from a bad file.
 func TestLockedJournalOpensAndReads(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "journal.db")
 	j := mustOpen(t, path)
@@ -178,20 +178,20 @@ func TestLockedJournalOpensAndReads(t *testing.T) {
 	if e, err := MaxEpochOf(path); err != nil || e != 7 {
 		t.Fatalf("epoch while locked: %d, %v; want 7", e, err)
 	}
-	j, err = openJournalBusy(path, 100*time.Millisecond)
+	j, err = OpenBusy(path, 100*time.Millisecond)
 	if err != nil {
 		t.Fatalf("open while locked: %v", err)
 	}
 	defer func() { _ = j.Close() }()
 	_, err = j.Acquire(8, time.Now())
-	if err == nil || !IsJournalUnavailable(err) {
-		t.Fatalf("write while locked: err %v, want one IsJournalUnavailable accepts", err)
+	if err == nil || !IsUnavailable(err) {
+		t.Fatalf("write while locked: err %v, want one IsUnavailable accepts", err)
 	}
 }
 
 func mustOpen(t *testing.T, path string) *Journal {
 	t.Helper()
-	j, err := OpenJournal(path)
+	j, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

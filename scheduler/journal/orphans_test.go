@@ -1,4 +1,4 @@
-package scheduler
+package journal
 
 import (
 	"database/sql"
@@ -26,7 +26,7 @@ func TestMigratedJournalKeepsItsOrphans(t *testing.T) {
 	}
 	_ = db.Close()
 
-	j, err := OpenJournal(path)
+	j, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,14 +34,14 @@ func TestMigratedJournalKeepsItsOrphans(t *testing.T) {
 	if n, err := j.Acquire(2, time.Now()); err != nil || n != 1 {
 		t.Fatalf("acquire: %d orphans, %v", n, err)
 	}
-	o, err := j.orphans()
+	o, err := j.Orphans()
 	if err != nil || len(o) != 1 || o[0].Routine != "backup" || o[0].Leader != (ownership.ProcessIdentity{}) {
 		t.Fatalf("orphans %+v, %v", o, err)
 	}
 	if len(j.id) != 32 || o[0].Token != j.id+"-1" {
 		t.Fatalf("journal id %q, token %q", j.id, o[0].Token)
 	}
-	j2, err := OpenJournal(path) // the id is made once, by the migration
+	j2, err := Open(path) // the id is made once, by the migration
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,10 +50,10 @@ func TestMigratedJournalKeepsItsOrphans(t *testing.T) {
 		t.Fatalf("journal id changed on reopening: %q, then %q", j.id, j2.id)
 	}
 	// The run is recorded only once the new owner has dealt with its processes, and only once.
-	if err := j.closeOrphan(o[0].ID, "test", time.Now()); err != nil {
+	if err := j.CloseOrphan(o[0].ID, "test", time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if left, _ := j.orphans(); len(left) != 0 {
+	if left, _ := j.Orphans(); len(left) != 0 {
 		t.Fatalf("orphans after recording: %+v", left)
 	}
 	if r, _ := j.Run(o[0].ID); r.Outcome != OutcomeInterrupted || r.Reason != "test" || r.Finished == nil {

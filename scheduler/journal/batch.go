@@ -1,4 +1,4 @@
-package scheduler
+package journal
 
 import (
 	"database/sql"
@@ -7,9 +7,9 @@ import (
 	"time"
 )
 
-// maxBatch bounds one group-commit transaction: the claims and other writes committed with one
+// MaxBatch bounds one group-commit transaction: the claims and other writes committed with one
 // fsync (and the work a claim at the end of the queue waits behind).
-const maxBatch = 512
+const MaxBatch = 512
 
 // writeReq is one write waiting for the journal's writer goroutine.
 type writeReq struct {
@@ -40,9 +40,17 @@ func (j *Journal) enqueue(req writeReq) error {
 	select {
 	case j.writes <- req:
 	case <-j.closed:
-		return errJournalClosed
+		return ErrClosed
 	}
 	return <-req.resp
+}
+
+// WaitWritable commits an empty transaction through the writer, waiting for another process's
+// write lock like any write (up to the busy timeout). It returns nil once the journal takes
+// writes; otherwise the error a write would get now (SQLITE_BUSY, a full disk, ErrReadOnly,
+// ErrClosed), wrapped.
+func (j *Journal) WaitWritable() error {
+	return j.write1(func(*sql.Tx) error { return nil })
 }
 
 // exec runs one statement through the writer.
@@ -69,7 +77,7 @@ func (j *Journal) writer() {
 			return
 		}
 	gather:
-		for len(claims)+len(others) < maxBatch {
+		for len(claims)+len(others) < MaxBatch {
 			select {
 			case c := <-j.claimQueue:
 				claims = append(claims, c)
@@ -151,10 +159,10 @@ func inSavepoint(tx *sql.Tx, fn func(tx *sql.Tx) error) error {
 	return err
 }
 
-// writeWaiting returns how long the writer's current transaction has been running (0 when it is
+// WriteWaiting returns how long the writer's current transaction has been running (0 when it is
 // idle). SQLite waits up to the busy timeout for another process's lock inside a transaction,
 // so a long one means the journal is not accepting writes.
-func (j *Journal) writeWaiting() time.Duration {
+func (j *Journal) WriteWaiting() time.Duration {
 	since := j.writingSince.Load()
 	if since == 0 {
 		return 0

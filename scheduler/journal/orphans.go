@@ -1,4 +1,4 @@
-package scheduler
+package journal
 
 import (
 	"database/sql"
@@ -9,9 +9,9 @@ import (
 	"github.com/routinely/routinely/ownership"
 )
 
-// orphanRun is a run an earlier owner left `running`: that owner ended (SIGKILL, crash, power
+// Orphan is a run an earlier owner left `running`: that owner ended (SIGKILL, crash, power
 // loss) in the middle of it, so nobody waits for its processes and nobody will record its end.
-type orphanRun struct {
+type Orphan struct {
 	ID      int64
 	Routine string
 	Epoch   uint64
@@ -19,18 +19,18 @@ type orphanRun struct {
 	Leader  ownership.ProcessIdentity // the last process the run started; PID 0: none recorded
 }
 
-// runToken is the value of ROUTINELY_RUN_TOKEN for run id: this journal's random id and the run
+// RunToken is the value of ROUTINELY_RUN_TOKEN for run id: this journal's random id and the run
 // id. Run ids are unique only within a journal, so the journal id keeps two profiles' runs (or
 // two test homes) apart. Every process a run starts inherits it, so the next owner can find
 // them even when the owner died before recording the leader (endOrphans).
-func (j *Journal) runToken(id int64) string {
+func (j *Journal) RunToken(id int64) string {
 	return j.id + "-" + strconv.FormatInt(id, 10)
 }
 
-// recordLeader stores p as the process run id started (each attempt of a retried run replaces
+// RecordLeader stores p as the process run id started (each attempt of a retried run replaces
 // the previous one). A run already finished is left alone. Errors: ErrFenced when a newer epoch
 // is recorded; the write's error, wrapped.
-func (j *Journal) recordLeader(id int64, p ownership.ProcessIdentity) error {
+func (j *Journal) RecordLeader(id int64, p ownership.ProcessIdentity) error {
 	err := j.write1(func(tx *sql.Tx) error {
 		res, err := tx.Exec(`UPDATE runs SET leader_pid = ?, leader_start_ms = ?, leader_start_ticks = ?
 			WHERE id = ? AND outcome = ? AND `+fenced,
@@ -53,23 +53,23 @@ func (j *Journal) recordLeader(id int64, p ownership.ProcessIdentity) error {
 	return nil
 }
 
-// orphans returns the runs that epochs before the writer's left `running`, oldest first.
+// Orphans returns the runs that epochs before the writer's left `running`, oldest first.
 // Errors: the query error, wrapped.
-func (j *Journal) orphans() ([]orphanRun, error) {
+func (j *Journal) Orphans() ([]Orphan, error) {
 	rows, err := j.db.Query(`SELECT id, routine, epoch, leader_pid, leader_start_ms, leader_start_ticks
 		FROM runs WHERE outcome = ? AND epoch < ? ORDER BY id`, OutcomeRunning, j.epoch.Load())
 	if err != nil {
 		return nil, fmt.Errorf("orphaned runs: %w", err)
 	}
 	defer func() { _ = rows.Close() }()
-	var out []orphanRun
+	var out []Orphan
 	for rows.Next() {
-		var o orphanRun
+		var o Orphan
 		var pid, startMS, ticks sql.NullInt64
 		if err := rows.Scan(&o.ID, &o.Routine, &o.Epoch, &pid, &startMS, &ticks); err != nil {
 			return nil, fmt.Errorf("orphaned runs: %w", err)
 		}
-		o.Token = j.runToken(o.ID)
+		o.Token = j.RunToken(o.ID)
 		if pid.Valid {
 			o.Leader = ownership.ProcessIdentity{PID: int(pid.Int64), StartMS: startMS.Int64, StartTicks: uint64(ticks.Int64)}
 		}
@@ -78,10 +78,10 @@ func (j *Journal) orphans() ([]orphanRun, error) {
 	return out, rows.Err()
 }
 
-// closeOrphan records orphan run id `interrupted` with reason, finished at now. Errors: ErrFenced
+// CloseOrphan records orphan run id `interrupted` with reason, finished at now. Errors: ErrFenced
 // when a newer epoch is recorded (that owner deals with the run); the write's error, wrapped. A
 // run that is no longer running is left as it is.
-func (j *Journal) closeOrphan(id int64, reason string, now time.Time) error {
+func (j *Journal) CloseOrphan(id int64, reason string, now time.Time) error {
 	err := j.write1(func(tx *sql.Tx) error {
 		res, err := tx.Exec(`UPDATE runs SET outcome = ?, reason = ?, finished = ?
 			WHERE id = ? AND outcome = ? AND epoch < ? AND `+fenced,

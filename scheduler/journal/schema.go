@@ -1,4 +1,4 @@
-package scheduler
+package journal
 
 import "fmt"
 
@@ -57,7 +57,7 @@ var migrations = []string{
 	);
 	CREATE INDEX snapshots_routine ON snapshots (routine, id);`,
 	// 2: the process a run started (its process group leader) and the journal's own id, so the
-	// next owner can find and end what a crashed owner's runs left running (journal_orphans.go).
+	// next owner can find and end what a crashed owner's runs left running (orphans.go).
 	`ALTER TABLE runs ADD COLUMN leader_pid INTEGER;         -- NULL: no process recorded
 	ALTER TABLE runs ADD COLUMN leader_start_ms INTEGER;     -- its create time, ms since the Unix epoch
 	ALTER TABLE runs ADD COLUMN leader_start_ticks INTEGER;  -- Linux: start ticks after boot; 0 elsewhere

@@ -1,6 +1,6 @@
 //go:build unix
 
-package scheduler
+package journal
 
 import (
 	"errors"
@@ -16,11 +16,11 @@ func TestJournalFIFOIsRefused(t *testing.T) {
 	if err := syscall.Mkfifo(path, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := OpenJournal(path); !errors.Is(err, ErrNotJournal) {
-		t.Fatalf("OpenJournal: %v, want ErrNotJournal", err)
+	if _, err := Open(path); !errors.Is(err, ErrNotJournal) {
+		t.Fatalf("Open: %v, want ErrNotJournal", err)
 	}
-	if _, err := OpenJournalReadOnly(path); !errors.Is(err, ErrNotJournal) {
-		t.Fatalf("OpenJournalReadOnly: %v, want ErrNotJournal", err)
+	if _, err := OpenReadOnly(path); !errors.Is(err, ErrNotJournal) {
+		t.Fatalf("OpenReadOnly: %v, want ErrNotJournal", err)
 	}
 	if _, err := MaxEpochOf(path); !errors.Is(err, ErrNotJournal) {
 		t.Fatalf("MaxEpochOf: %v, want ErrNotJournal", err)

@@ -1,4 +1,4 @@
-package scheduler
+package journal
 
 // Arming records: when each routine was first armed (catch-up never looks before it) and the
 // persisted grid anchor of `every` routines (the phase survives restarts and handoffs).
@@ -12,16 +12,16 @@ import (
 	"github.com/routinely/routinely/scheduler/config"
 )
 
-// armInfo is what arm returns for one routine.
-type armInfo struct{ firstArmed, anchor time.Time }
+// ArmInfo is what arm returns for one routine.
+type ArmInfo struct{ FirstArmed, Anchor time.Time }
 
-// arm records that the routines are armed (one transaction, so 10,000 routines arm quickly) and
+// Arm records that the routines are armed (one transaction, so 10,000 routines arm quickly) and
 // returns, per name, when each was first armed and, for every schedules (every[name] > 0), the
 // grid anchor: kept while the interval stays the same, reset to now otherwise. Errors: ErrFenced
 // when a newer owner epoch is recorded; the write error; both wrapped.
-func (j *Journal) arm(every map[string]time.Duration, now time.Time) (map[string]armInfo, error) {
+func (j *Journal) Arm(every map[string]time.Duration, now time.Time) (map[string]ArmInfo, error) {
 	now = now.Truncate(time.Second)
-	out := make(map[string]armInfo, len(every))
+	out := make(map[string]ArmInfo, len(every))
 	err := j.write(func(tx *sql.Tx) error {
 		// Only the owner moves anchors: an owner fenced by a newer one (still draining after a
 		// handoff, its config watcher applying an edit) must not shift the new owner's grid.
@@ -45,7 +45,7 @@ func (j *Journal) arm(every map[string]time.Duration, now time.Time) (map[string
 			if err := up.QueryRow(name, now.UnixNano(), int64(d), now.UnixNano()).Scan(&first, &anc); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
-			out[name] = armInfo{time.Unix(0, first), time.Unix(0, anc)}
+			out[name] = ArmInfo{time.Unix(0, first), time.Unix(0, anc)}
 		}
 		return nil
 	})
@@ -59,7 +59,7 @@ func (j *Journal) arm(every map[string]time.Duration, now time.Time) (map[string
 // slots the owner has armed. It modifies cfg: use it on a Config of your own. Errors: the query
 // error, wrapped.
 func (j *Journal) ApplyAnchors(cfg *config.Config) error {
-	anchors, err := j.anchors(cfg)
+	anchors, err := j.Anchors(cfg)
 	if err != nil {
 		return err
 	}
@@ -71,25 +71,20 @@ func (j *Journal) ApplyAnchors(cfg *config.Config) error {
 	return nil
 }
 
-// PreviewArmed returns the next n slots of r strictly after from as its owner runs them:
-// Preview of r with the `every` grid anchor the owner persisted when it armed r (kept while the
-// interval stays the same), so an observer lists the instants the owner's timers fire at, not a
-// grid counted from from. With no persisted anchor (j is nil because no journal exists yet,
-// nothing armed r yet, or its interval changed since) the grid starts at from, as arming at from
-// would start it. r is not modified. Errors: Preview's; the journal query error, wrapped.
-func PreviewArmed(j *Journal, r *config.Routine, from time.Time, n int) ([]time.Time, error) {
-	if j != nil && r != nil {
-		anchors, err := j.anchors(&config.Config{Routines: []*config.Routine{r}})
-		if err != nil {
-			return nil, fmt.Errorf("preview: %w", err)
-		}
-		r = withAnchor(r, anchors)
+// Anchored returns r with the `every` grid anchor its owner persisted when it armed r (kept
+// while the interval stays the same): a copy when there is one (r may be in use by a running
+// engine), r itself when there is none (nothing armed r yet, its interval changed since, or it
+// is not an `every` routine). Errors: the query error, wrapped.
+func (j *Journal) Anchored(r *config.Routine) (*config.Routine, error) {
+	anchors, err := j.Anchors(&config.Config{Routines: []*config.Routine{r}})
+	if err != nil {
+		return nil, err
 	}
-	return Preview(r, from, n)
+	return withAnchor(r, anchors), nil
 }
 
-// withAnchor returns r with its grid anchor from anchors (as anchors returns them): a copy when
-// there is one (r may be in use by a running engine), r itself otherwise.
+// withAnchor returns r with its grid anchor from anchors (as Anchors returns them): a copy when
+// there is one, r itself otherwise.
 func withAnchor(r *config.Routine, anchors map[string]time.Time) *config.Routine {
 	a, ok := anchors[r.Name]
 	if !ok {
@@ -100,9 +95,9 @@ func withAnchor(r *config.Routine, anchors map[string]time.Time) *config.Routine
 	return &c
 }
 
-// anchors returns the persisted grid anchor of each `every` routine of cfg whose interval is
+// Anchors returns the persisted grid anchor of each `every` routine of cfg whose interval is
 // still the one armed. Errors: the query error, wrapped.
-func (j *Journal) anchors(cfg *config.Config) (map[string]time.Time, error) {
+func (j *Journal) Anchors(cfg *config.Config) (map[string]time.Time, error) {
 	out := map[string]time.Time{}
 	for _, r := range cfg.Routines {
 		if r.Kind != config.KindEvery {

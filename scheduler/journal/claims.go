@@ -1,4 +1,4 @@
-package scheduler
+package journal
 
 import (
 	"database/sql"
@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// claim is one slot claim: the row written before a run's side effects start.
-type claim struct {
+// Claim is one slot claim: the row written before a run's side effects start.
+type Claim struct {
 	Routine string
 	Slot    time.Time
 	Key     string // slotKey(Slot), or "manual:<request id>"
@@ -19,9 +19,9 @@ type claim struct {
 	LateBy  time.Duration
 }
 
-// slotKey is the journal key of a scheduled slot: the instant in RFC 3339 UTC. Calendar slots
+// SlotKey is the journal key of a scheduled slot: the instant in RFC 3339 UTC. Calendar slots
 // are produced once per wall-clock time (schedule.go), so the key is one per wall time too.
-func slotKey(slot time.Time) string { return slot.UTC().Format(time.RFC3339Nano) }
+func SlotKey(slot time.Time) string { return slot.UTC().Format(time.RFC3339Nano) }
 
 // Claim inserts c under UNIQUE(routine, slot key) with the writer's epoch and returns the run id.
 // A scheduled slot at or before the routine's latest scheduled slot that ran is refused too, so
@@ -33,10 +33,10 @@ func slotKey(slot time.Time) string { return slot.UTC().Format(time.RFC3339Nano)
 // when the slot (or a later one) is already claimed; ErrFenced when a newer epoch is recorded or
 // Acquire was not called; ErrReadOnly for a journal opened read-only; the journal-closed error
 // after Close; the commit's error, wrapped.
-func (j *Journal) Claim(c claim) (int64, error) {
+func (j *Journal) Claim(c Claim) (int64, error) {
 	epoch := j.epoch.Load()
 	if c.Key == "" {
-		c.Key = slotKey(c.Slot)
+		c.Key = SlotKey(c.Slot)
 	}
 	if j.readOnly {
 		return 0, fmt.Errorf("claim %s %s: %w", c.Routine, c.Key, ErrReadOnly)
@@ -48,7 +48,7 @@ func (j *Journal) Claim(c claim) (int64, error) {
 	select {
 	case j.claimQueue <- req:
 	case <-j.closed:
-		return 0, fmt.Errorf("claim %s %s: %w", c.Routine, c.Key, errJournalClosed)
+		return 0, fmt.Errorf("claim %s %s: %w", c.Routine, c.Key, ErrClosed)
 	}
 	r := <-req.resp
 	if r.err != nil {
@@ -59,7 +59,7 @@ func (j *Journal) Claim(c claim) (int64, error) {
 
 // claimReq is one claim waiting for the writer.
 type claimReq struct {
-	c     claim
+	c     Claim
 	epoch uint64
 	resp  chan claimResp
 }
@@ -87,7 +87,7 @@ func insertClaims(tx *sql.Tx, claims []claimReq, resps []claimResp) error {
 
 // times returns the claim's started and finished columns (unix ns or NULL): a slot that will
 // not run (skipped, missed) is finished when it is recorded.
-func (c claim) times() (started, finished any) {
+func (c Claim) times() (started, finished any) {
 	if !c.Started.IsZero() {
 		started = c.Started.UnixNano()
 	}
@@ -121,7 +121,7 @@ func fencedBy(maxE, epoch uint64) error {
 // catch-up writes its missed rows while the first timer of the new owner may already have
 // claimed a later slot, and refusing them would drop those slots from the journal silently
 // (found by the chaos test, issue 8 "no silent loss").
-func bypassesHighWater(c claim) bool {
+func bypassesHighWater(c Claim) bool {
 	return c.Trigger == TriggerManual || c.Outcome == OutcomeSkipped || c.Outcome == OutcomeMissed
 }
 
@@ -190,11 +190,11 @@ func insertClaim(q querier, req claimReq) (int64, error) {
 	return res.LastInsertId()
 }
 
-// claimAll records cs, slots that will not run (skipped or missed), in one transaction of the
+// ClaimAll records cs, slots that will not run (skipped or missed), in one transaction of the
 // writer (one fsync however many). It returns per claim nil or why it was refused (ErrSlotClaimed:
 // already recorded; ErrFenced: a newer owner). Errors: ErrReadOnly, the closed journal, or the
 // transaction's error (then nothing was recorded), wrapped.
-func (j *Journal) claimAll(cs []claim) ([]error, error) {
+func (j *Journal) ClaimAll(cs []Claim) ([]error, error) {
 	epoch := j.epoch.Load()
 	if epoch == 0 {
 		return nil, fmt.Errorf("record %d slots: %w", len(cs), ErrFenced)
@@ -202,7 +202,7 @@ func (j *Journal) claimAll(cs []claim) ([]error, error) {
 	reqs := make([]claimReq, len(cs))
 	for i, c := range cs {
 		if c.Key == "" {
-			c.Key = slotKey(c.Slot)
+			c.Key = SlotKey(c.Slot)
 		}
 		reqs[i] = claimReq{c: c, epoch: epoch}
 	}

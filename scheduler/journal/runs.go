@@ -1,4 +1,4 @@
-package scheduler
+package journal
 
 import (
 	"database/sql"
@@ -9,8 +9,8 @@ import (
 	"github.com/routinely/routinely/scheduler/config"
 )
 
-// finish is the result of a claimed run.
-type finish struct {
+// Result is the result of a claimed run.
+type Result struct {
 	Outcome string
 	Reason  string
 	// Started, when set, is when the action actually started (the claim recorded when the slot
@@ -27,7 +27,7 @@ type finish struct {
 
 // Finish records the end of run id. Errors: ErrFenced when a newer epoch is recorded (the run
 // stays as the newer owner's Acquire marked it); ErrNoRun when id is unknown.
-func (j *Journal) Finish(id int64, f finish) error {
+func (j *Journal) Finish(id int64, f Result) error {
 	if len(f.Output) > config.MaxOutput {
 		f.Output = f.Output[:config.MaxOutput]
 	}
@@ -138,8 +138,8 @@ func (j *Journal) Output(runID int64) ([]byte, error) {
 	return out, nil
 }
 
-// lastSlot returns the latest claimed scheduled (non-manual) slot of routine, zero if none.
-func (j *Journal) lastSlot(routine string) (time.Time, error) {
+// LastSlot returns the latest claimed scheduled (non-manual) slot of routine, zero if none.
+func (j *Journal) LastSlot(routine string) (time.Time, error) {
 	var ns sql.NullInt64
 	if err := j.db.QueryRow(`SELECT MAX(slot) FROM runs WHERE routine = ? AND trigger != ?`, routine, TriggerManual).Scan(&ns); err != nil {
 		return time.Time{}, fmt.Errorf("last slot of %s: %w", routine, err)
@@ -150,8 +150,8 @@ func (j *Journal) lastSlot(routine string) (time.Time, error) {
 	return time.Unix(0, ns.Int64), nil
 }
 
-// lastSlots returns every routine's latest claimed scheduled (non-manual) slot in one query.
-func (j *Journal) lastSlots() (map[string]time.Time, error) {
+// LastSlots returns every routine's latest claimed scheduled (non-manual) slot in one query.
+func (j *Journal) LastSlots() (map[string]time.Time, error) {
 	rows, err := j.db.Query(`SELECT routine, MAX(slot) FROM runs WHERE trigger != ? GROUP BY routine`, TriggerManual)
 	if err != nil {
 		return nil, fmt.Errorf("last slots: %w", err)
@@ -169,8 +169,8 @@ func (j *Journal) lastSlots() (map[string]time.Time, error) {
 	return out, rows.Err()
 }
 
-// allRecentOutcomes returns, per routine, its latest n outcomes of runs that ran (newest first).
-func (j *Journal) allRecentOutcomes(n int) (map[string][]string, error) {
+// AllRecentOutcomes returns, per routine, its latest n outcomes of runs that ran (newest first).
+func (j *Journal) AllRecentOutcomes(n int) (map[string][]string, error) {
 	rows, err := j.db.Query(`SELECT routine, outcome FROM (
 			SELECT routine, outcome, ROW_NUMBER() OVER (PARTITION BY routine ORDER BY id DESC) AS rn
 			FROM runs WHERE outcome NOT IN (?, ?, ?, ?))
@@ -190,8 +190,8 @@ func (j *Journal) allRecentOutcomes(n int) (map[string][]string, error) {
 	return out, rows.Err()
 }
 
-// recentOutcomes returns routine's latest n outcomes of runs that ran (newest first).
-func (j *Journal) recentOutcomes(routine string, n int) ([]string, error) {
+// RecentOutcomes returns routine's latest n outcomes of runs that ran (newest first).
+func (j *Journal) RecentOutcomes(routine string, n int) ([]string, error) {
 	rows, err := j.db.Query(`SELECT outcome FROM runs WHERE routine = ? AND outcome NOT IN (?, ?, ?, ?)
 		ORDER BY id DESC LIMIT ?`, routine, OutcomeRunning, OutcomeSkipped, OutcomeMissed, OutcomeInterrupted, n)
 	if err != nil {
@@ -213,10 +213,10 @@ func (j *Journal) recentOutcomes(routine string, n int) ([]string, error) {
 // nothing, a DELETE after every run of an every-second routine costs write time.
 const pruneEvery = time.Minute
 
-// pruneLater deletes routine's runs beyond the newest keep in a background goroutine (one at a
+// PruneLater deletes routine's runs beyond the newest keep in a background goroutine (one at a
 // time per routine), so retention never blocks a run. The row holding the routine's latest
 // scheduled slot is always kept: it is the high-water mark that stops re-firing.
-func (j *Journal) pruneLater(routine string, keep int) {
+func (j *Journal) PruneLater(routine string, keep int) {
 	j.pruneMu.Lock()
 	if j.pruning[routine] || time.Since(j.pruned[routine]) < pruneEvery {
 		j.pruneMu.Unlock()
@@ -233,12 +233,12 @@ func (j *Journal) pruneLater(routine string, keep int) {
 			delete(j.pruning, routine)
 			j.pruneMu.Unlock()
 		}()
-		_ = j.prune(routine, keep)
+		_ = j.Prune(routine, keep)
 	}()
 }
 
-// prune deletes routine's runs older than the newest keep (never a running one).
-func (j *Journal) prune(routine string, keep int) error {
+// Prune deletes routine's runs older than the newest keep (never a running one).
+func (j *Journal) Prune(routine string, keep int) error {
 	err := j.write1(func(tx *sql.Tx) error {
 		_, err := tx.Exec(`DELETE FROM runs WHERE routine = ? AND outcome != ?
 		AND id < (SELECT id FROM runs WHERE routine = ? ORDER BY id DESC LIMIT 1 OFFSET ?)

@@ -1,4 +1,4 @@
-package scheduler
+package journal
 
 // Run-now requests (docs/design.md#47-run-now-requests): any process records one; the owner serves it.
 
@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/routinely/routinely/scheduler/config"
 )
 
 // RequestRun records a run-now request for routine and returns its id. The owner's engine picks
@@ -43,7 +45,7 @@ func (j *Journal) RequestResult(requestID int64) (runID int64, err error) {
 		return 0, fmt.Errorf("request %d: %w", requestID, err)
 	}
 	if reqErr.Valid {
-		return 0, fmt.Errorf("request %d: %s: %w", requestID, reqErr.String, ErrUnknownRoutine)
+		return 0, fmt.Errorf("request %d: %s: %w", requestID, reqErr.String, config.ErrUnknownRoutine)
 	}
 	if run.Int64 < 0 { // taken by the owner, not yet claimed
 		return 0, nil
@@ -51,25 +53,25 @@ func (j *Journal) RequestResult(requestID int64) (runID int64, err error) {
 	return run.Int64, nil
 }
 
-// request is a pending run-now request.
-type request struct {
+// Request is a pending run-now request.
+type Request struct {
 	ID      int64
 	Routine string
 	At      time.Time
 }
 
-// pendingRequests returns the requests no run has answered yet, oldest first: new ones and
+// PendingRequests returns the requests no run has answered yet, oldest first: new ones and
 // ones an owner took (run_id -1) but never claimed, e.g. because it died or yielded first.
-func (j *Journal) pendingRequests() ([]request, error) {
+func (j *Journal) PendingRequests() ([]Request, error) {
 	rows, err := j.db.Query(`SELECT id, routine, requested_at FROM requests
 		WHERE (run_id IS NULL OR run_id = -1) AND error IS NULL ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("pending requests: %w", err)
 	}
 	defer func() { _ = rows.Close() }()
-	var out []request
+	var out []Request
 	for rows.Next() {
-		var r request
+		var r Request
 		var at int64
 		if err := rows.Scan(&r.ID, &r.Routine, &at); err != nil {
 			return nil, fmt.Errorf("pending requests: %w", err)
@@ -80,8 +82,8 @@ func (j *Journal) pendingRequests() ([]request, error) {
 	return out, rows.Err()
 }
 
-// answerRequest links a request to its run, or records why it cannot run (msg non-empty).
-func (j *Journal) answerRequest(id, runID int64, msg string) error {
+// AnswerRequest links a request to its run, or records why it cannot run (msg non-empty).
+func (j *Journal) AnswerRequest(id, runID int64, msg string) error {
 	var run, e any
 	if runID != 0 {
 		run = runID
