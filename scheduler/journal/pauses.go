@@ -49,6 +49,7 @@ type Pause struct {
 }
 
 // Pauses returns every unexpired pause at now, keyed by routine ("" = all).
+// Errors: the query error, wrapped.
 func (j *Journal) Pauses(now time.Time) (map[string]Pause, error) {
 	rows, err := j.db.Query(`SELECT routine, note, until FROM pauses WHERE until IS NULL OR until > ?`, now.UnixNano())
 	if err != nil {
@@ -68,6 +69,7 @@ func (j *Journal) Pauses(now time.Time) (map[string]Pause, error) {
 }
 
 // PauseOf returns routine's effective pause at now: its own, else the global one.
+// Errors: the query error, wrapped.
 func (j *Journal) PauseOf(routine string, now time.Time) (Pause, error) {
 	all, err := j.Pauses(now)
 	if err != nil {

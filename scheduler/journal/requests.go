@@ -62,6 +62,7 @@ type Request struct {
 
 // PendingRequests returns the requests no run has answered yet, oldest first: new ones and
 // ones an owner took (run_id -1) but never claimed, e.g. because it died or yielded first.
+// Errors: the query error, wrapped.
 func (j *Journal) PendingRequests() ([]Request, error) {
 	rows, err := j.db.Query(`SELECT id, routine, requested_at FROM requests
 		WHERE (run_id IS NULL OR run_id = -1) AND error IS NULL ORDER BY id`)
@@ -83,6 +84,7 @@ func (j *Journal) PendingRequests() ([]Request, error) {
 }
 
 // AnswerRequest links a request to its run, or records why it cannot run (msg non-empty).
+// Errors: the write error (ErrReadOnly, ErrClosed, SQLite's), wrapped.
 func (j *Journal) AnswerRequest(id, runID int64, msg string) error {
 	var run, e any
 	if runID != 0 {

@@ -139,6 +139,7 @@ func (j *Journal) Output(runID int64) ([]byte, error) {
 }
 
 // LastSlot returns the latest claimed scheduled (non-manual) slot of routine, zero if none.
+// Errors: the query error, wrapped.
 func (j *Journal) LastSlot(routine string) (time.Time, error) {
 	var ns sql.NullInt64
 	if err := j.db.QueryRow(`SELECT MAX(slot) FROM runs WHERE routine = ? AND trigger != ?`, routine, TriggerManual).Scan(&ns); err != nil {
@@ -151,6 +152,7 @@ func (j *Journal) LastSlot(routine string) (time.Time, error) {
 }
 
 // LastSlots returns every routine's latest claimed scheduled (non-manual) slot in one query.
+// Errors: the query error, wrapped.
 func (j *Journal) LastSlots() (map[string]time.Time, error) {
 	rows, err := j.db.Query(`SELECT routine, MAX(slot) FROM runs WHERE trigger != ? GROUP BY routine`, TriggerManual)
 	if err != nil {
@@ -170,6 +172,7 @@ func (j *Journal) LastSlots() (map[string]time.Time, error) {
 }
 
 // AllRecentOutcomes returns, per routine, its latest n outcomes of runs that ran (newest first).
+// Errors: the query error, wrapped.
 func (j *Journal) AllRecentOutcomes(n int) (map[string][]string, error) {
 	rows, err := j.db.Query(`SELECT routine, outcome FROM (
 			SELECT routine, outcome, ROW_NUMBER() OVER (PARTITION BY routine ORDER BY id DESC) AS rn
@@ -191,6 +194,7 @@ func (j *Journal) AllRecentOutcomes(n int) (map[string][]string, error) {
 }
 
 // RecentOutcomes returns routine's latest n outcomes of runs that ran (newest first).
+// Errors: the query error, wrapped.
 func (j *Journal) RecentOutcomes(routine string, n int) ([]string, error) {
 	rows, err := j.db.Query(`SELECT outcome FROM runs WHERE routine = ? AND outcome NOT IN (?, ?, ?, ?)
 		ORDER BY id DESC LIMIT ?`, routine, OutcomeRunning, OutcomeSkipped, OutcomeMissed, OutcomeInterrupted, n)
@@ -238,6 +242,7 @@ func (j *Journal) PruneLater(routine string, keep int) {
 }
 
 // Prune deletes routine's runs older than the newest keep (never a running one).
+// Errors: the write error, wrapped.
 func (j *Journal) Prune(routine string, keep int) error {
 	err := j.write1(func(tx *sql.Tx) error {
 		_, err := tx.Exec(`DELETE FROM runs WHERE routine = ? AND outcome != ?
