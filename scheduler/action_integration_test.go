@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/routinely/routinely/scheduler/action"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // A run-now request goes through the real shell action: a real process that sees the
@@ -35,9 +36,9 @@ shell = "echo \"$ROUTINELY_ROUTINE $ROUTINELY_TRIGGER $ROUTINELY_EPOCH run=$ROUT
 	}
 	var runID int64
 	eventually(t, "request answered", func() bool { runID, _ = h.j.RequestResult(req); return runID > 0 })
-	eventually(t, "run finished", func() bool { r, _ := h.j.Run(runID); return r.Outcome != OutcomeRunning })
+	eventually(t, "run finished", func() bool { r, _ := h.j.Run(runID); return r.Outcome != journal.OutcomeRunning })
 	r, _ := h.j.Run(runID)
-	if r.Outcome != OutcomeFailed || r.ExitCode == nil || *r.ExitCode != 3 || r.Trigger != TriggerManual || r.Attempts != 1 {
+	if r.Outcome != journal.OutcomeFailed || r.ExitCode == nil || *r.ExitCode != 3 || r.Trigger != journal.TriggerManual || r.Attempts != 1 {
 		t.Fatalf("run: %+v", r)
 	}
 	out, _ := h.j.Output(runID)
@@ -50,7 +51,7 @@ shell = "echo \"$ROUTINELY_ROUTINE $ROUTINELY_TRIGGER $ROUTINELY_EPOCH run=$ROUT
 func TestAttemptsRecorded(t *testing.T) {
 	start := time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)
 	h := newHarness(t, "[[routine]]\nname = \"r\"\nevery = \"1m\"\nretries = 2\nrun = [\"/bin/true\"]\n", start)
-	h.act.result = func(int) action.Result { return action.Result{Outcome: OutcomeSuccess, Attempts: 3} }
+	h.act.result = func(int) action.Result { return action.Result{Outcome: journal.OutcomeSuccess, Attempts: 3} }
 	h.start()
 	h.stepMinute()
 	eventually(t, "run", func() bool { r := runsOf(t, h.j, "r"); return len(r) == 1 && r[0].Attempts == 3 })

@@ -5,11 +5,14 @@ package scheduler
 import (
 	"fmt"
 
+	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
+
 	"github.com/routinely/routinely/scheduler/action"
 )
 
 // afterRun sends the alert the policy asks for and auto-pauses a routine that kept failing.
-func (e *Engine) afterRun(r *Routine, res action.Result) {
+func (e *Engine) afterRun(r *config.Routine, res action.Result) {
 	if title, body, send := e.alerts.Observe(r.Name, res); send && e.opts.Notifier != nil {
 		if err := e.opts.Notifier.Notify(title, body); err != nil {
 			e.log.Warn("notify", "routine", r.Name, "err", err)
@@ -19,7 +22,7 @@ func (e *Engine) afterRun(r *Routine, res action.Result) {
 	if n <= 0 || !isFailure(res.Outcome) {
 		return
 	}
-	recent, err := e.j.recentOutcomes(r.Name, n)
+	recent, err := e.j.RecentOutcomes(r.Name, n)
 	if err != nil || len(recent) < n {
 		return
 	}
@@ -41,5 +44,5 @@ func (e *Engine) afterRun(r *Routine, res action.Result) {
 }
 
 func isFailure(outcome string) bool {
-	return outcome == OutcomeFailed || outcome == OutcomeTimeout || outcome == OutcomeCrashed
+	return outcome == journal.OutcomeFailed || outcome == journal.OutcomeTimeout || outcome == journal.OutcomeCrashed
 }

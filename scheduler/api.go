@@ -11,10 +11,3 @@ type Gate interface {
 	BeginRun(routine string, slot time.Time) (done func(), err error)
 	NoteTick(nextDue time.Time)
 }
-
-// Config is a validated routines.toml: the valid routines and the problems of the invalid ones.
-type Config struct {
-	Path     string
-	Routines []*Routine
-	Problems []Problem
-}

@@ -2,8 +2,9 @@ package scheduler
 
 import (
 	"fmt"
-	"reflect"
 	"time"
+
+	"github.com/routinely/routinely/scheduler/config"
 
 	"github.com/go-co-op/gocron/v2"
 	"github.com/google/uuid"
@@ -11,8 +12,8 @@ import (
 
 // armed is one routine as this engine runs it: its gocron job and its run state.
 type armed struct {
-	r          *Routine
-	sched      schedule
+	r          *config.Routine
+	sched      config.Schedule
 	firstArmed time.Time // catch-up never looks before it
 	lastSlot   time.Time // latest slot handled: dispatched or recorded by catch-up (or the arm time)
 	dispatched time.Time // latest scheduled slot handed to dispatch; dispatch drops any not after it
@@ -37,14 +38,14 @@ type slotEvent struct {
 
 // apply makes cfg the running set: unchanged routines keep their timers, changed ones are
 // re-armed, removed ones are disarmed. Runs in flight are never cancelled by a config change.
-func (e *Engine) apply(cfg *Config) error {
+func (e *Engine) apply(cfg *config.Config) error {
 	now := e.clock.Now()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	var changed []*Routine
+	var changed []*config.Routine
 	every := map[string]time.Duration{}
 	for _, r := range cfg.Routines {
-		if old := e.routines[r.Name]; old != nil && sameRoutine(old.r, r) {
+		if old := e.routines[r.Name]; old != nil && config.SameDefinition(old.r, r) {
 			r.Anchor = old.r.Anchor
 			old.r = r
 			continue
@@ -52,18 +53,18 @@ func (e *Engine) apply(cfg *Config) error {
 		changed = append(changed, r)
 		every[r.Name] = r.Every
 	}
-	info, err := e.j.arm(every, now)
+	info, err := e.j.Arm(every, now)
 	if err != nil {
 		return err
 	}
-	recent, err := e.j.allRecentOutcomes(10)
+	recent, err := e.j.AllRecentOutcomes(10)
 	if err != nil {
 		return err
 	}
 	for _, r := range changed {
 		in := info[r.Name]
-		if r.Kind == KindEvery {
-			r.Anchor = in.anchor
+		if r.Kind == config.KindEvery {
+			r.Anchor = in.Anchor
 		}
 		a := e.routines[r.Name]
 		if a == nil {
@@ -74,7 +75,7 @@ func (e *Engine) apply(cfg *Config) error {
 				e.alerts.Seed(r.Name, recent[r.Name])
 			}
 		}
-		a.r, a.sched, a.firstArmed = r, r.slots(in.anchor), in.firstArmed
+		a.r, a.sched, a.firstArmed = r, r.Slots(in.Anchor), in.FirstArmed
 		if a.lastSlot.IsZero() {
 			a.lastSlot = now
 		}
@@ -147,14 +148,4 @@ func (e *Engine) rearmAll() {
 			e.log.Error("re-arm after clock jump", "routine", a.r.Name, "err", err)
 		}
 	}
-}
-
-// sameRoutine reports whether two validated routines have the same definition (position aside).
-func sameRoutine(a, b *Routine) bool {
-	x, y := *a, *b
-	x.Line, x.Col, y.Line, y.Col = 0, 0, 0, 0
-	x.Anchor, y.Anchor = time.Time{}, time.Time{}
-	x.sched, y.sched = nil, nil
-	x.Location, y.Location = nil, nil
-	return reflect.DeepEqual(x, y) && reflect.DeepEqual(a.sched, b.sched)
 }

@@ -2,12 +2,9 @@ package scheduler
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,9 +12,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 
 	"github.com/go-co-op/gocron/v2"
 
@@ -57,7 +56,7 @@ type lateAction struct{ l *latencies }
 
 func (a lateAction) Run(_ context.Context, in action.Input) action.Result {
 	a.l.add(time.Since(in.Slot))
-	return action.Result{Outcome: OutcomeSuccess, Attempts: 1}
+	return action.Result{Outcome: journal.OutcomeSuccess, Attempts: 1}
 }
 
 // BenchmarkFireLateness: 100 routines every second through the whole engine (elector, claim in
@@ -91,7 +90,7 @@ func BenchmarkFireLateness(b *testing.B) {
 			fmt.Fprintf(&cfg, "[[routine]]\nname = \"r%d\"\nevery = \"1s\"\nnotify = { title = \"x\" }\n", i)
 		}
 		e, j := benchEngine(b, cfg.String())
-		e.newAction = func(*Routine) (action.Action, error) { return lateAction{&eng}, nil }
+		e.newAction = func(*config.Routine) (action.Action, error) { return lateAction{&eng}, nil }
 		if err := e.Start(context.Background()); err != nil {
 			b.Fatal(err)
 		}
@@ -144,13 +143,13 @@ func BenchmarkLoadAndArm10k(b *testing.B) {
 
 // benchEngine is an engine (not started, real clock, epoch 1) over routines.toml = config and
 // a new journal in a temporary directory.
-func benchEngine(b *testing.B, config string) (*Engine, *Journal) {
+func benchEngine(b *testing.B, config string) (*Engine, *journal.Journal) {
 	b.Helper()
 	dir := b.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "routines.toml"), []byte(config), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	j, err := OpenJournal(filepath.Join(dir, "journal.db"))
+	j, err := journal.Open(filepath.Join(dir, "journal.db"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -177,63 +176,4 @@ func rssMB() float64 {
 		}
 	}
 	return 0
-}
-
-// BenchmarkClaims: fenced, unique slot claims per second on a real journal file, against raw
-// SQLite inserts of the same row shape with the same pragmas.
-func BenchmarkClaims(b *testing.B) {
-	b.Run("journal", func(b *testing.B) {
-		j := acquiredJournal(b)
-		base := time.Unix(1_700_000_000, 0)
-		b.ResetTimer()
-		for i := range b.N {
-			if _, err := j.Claim(claim{Routine: "r" + strconv.Itoa(i%100), Slot: base.Add(time.Duration(i) * time.Second),
-				Trigger: TriggerSchedule, Outcome: OutcomeRunning, Started: base}); err != nil {
-				b.Fatal(err)
-			}
-		}
-		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "claims/s")
-	})
-	b.Run("journal-parallel", func(b *testing.B) {
-		// 64 routines claiming at once, as when many are due in the same second (group commit).
-		j := acquiredJournal(b)
-		base := time.Unix(1_700_000_000, 0)
-		var next atomic.Int64
-		b.SetParallelism(32)
-		b.ResetTimer()
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				i := next.Add(1)
-				if _, err := j.Claim(claim{Routine: "r" + strconv.FormatInt(i%64, 10), Slot: base.Add(time.Duration(i) * time.Second),
-					Trigger: TriggerSchedule, Outcome: OutcomeRunning, Started: base}); err != nil && !errors.Is(err, ErrSlotClaimed) {
-					b.Error(err)
-					return
-				}
-			}
-		})
-		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "claims/s")
-	})
-	b.Run("raw-sqlite", func(b *testing.B) {
-		q := url.Values{}
-		q.Add("_pragma", "busy_timeout(5000)")
-		q.Add("_pragma", "journal_mode(WAL)")
-		q.Add("_pragma", "synchronous(FULL)")
-		db, err := sql.Open("sqlite", "file:"+filepath.Join(b.TempDir(), "raw.db")+"?"+q.Encode())
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer db.Close()
-		if _, err := db.Exec(`CREATE TABLE runs (id INTEGER PRIMARY KEY, routine TEXT, slot_key TEXT, slot INTEGER,
-			trigger TEXT, epoch INTEGER, outcome TEXT, started INTEGER, UNIQUE (routine, slot_key))`); err != nil {
-			b.Fatal(err)
-		}
-		b.ResetTimer()
-		for i := range b.N {
-			if _, err := db.Exec(`INSERT INTO runs (routine, slot_key, slot, trigger, epoch, outcome, started) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-				"r"+strconv.Itoa(i%100), strconv.Itoa(i), i, TriggerSchedule, 1, OutcomeRunning, i); err != nil {
-				b.Fatal(err)
-			}
-		}
-		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "inserts/s")
-	})
 }

@@ -5,6 +5,9 @@ import (
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // maxMissedRows bounds how many missed slots are recorded one by one per catch-up; older ones
@@ -15,7 +18,7 @@ const maxMissedRows = 100
 // catchUpAll runs the catch-up pass for every routine (after a wake, a clock jump or a zone
 // change).
 func (e *Engine) catchUpAll(why string) {
-	last, err := e.j.lastSlots()
+	last, err := e.j.LastSlots()
 	if err != nil {
 		e.log.Error("catch-up", "err", err)
 		return
@@ -122,7 +125,7 @@ func (e *Engine) catchUpRefused() {
 // catch_up = once and it is within catch_up_window (late-by recorded); otherwise it is recorded
 // missed. Every older one is recorded missed. Never silently dropped, never a burst.
 func (e *Engine) catchUp(name string, now time.Time) {
-	last, err := e.j.lastSlot(name)
+	last, err := e.j.LastSlot(name)
 	if err != nil {
 		e.log.Error("catch-up", "routine", name, "err", err)
 		return
@@ -166,10 +169,10 @@ func (e *Engine) catchUpFrom(name string, now, last time.Time, start bool) (hand
 			from = t
 		}
 	}
-	slots, dropped := slotsBetween(sched, from, now, maxMissedRows)
+	slots, dropped := config.SlotsBetween(sched, from, now, maxMissedRows)
 	if dropped > 0 {
-		oldest := sched.next(from)
-		e.record(name, slotEvent{slot: oldest, trigger: TriggerCatchUp}, OutcomeMissed,
+		oldest := sched.Next(from)
+		e.record(name, slotEvent{slot: oldest, trigger: journal.TriggerCatchUp}, journal.OutcomeMissed,
 			fmt.Sprintf("%d slots from %s to %s missed while not running", dropped,
 				oldest.In(r.Location).Format(time.RFC3339), slots[0].In(r.Location).Format(time.RFC3339)))
 	}
@@ -183,7 +186,7 @@ func (e *Engine) catchUpFrom(name string, now, last time.Time, start bool) (hand
 	latest := slots[len(slots)-1]
 	missed := "" // why the latest is recorded missed rather than run; "" → it runs
 	switch {
-	case r.CatchUp != CatchUpOnce:
+	case r.CatchUp != config.CatchUpOnce:
 		missed = "catch_up = skip"
 	case now.Sub(latest) > r.CatchUpWindow:
 		missed = "outside catch_up_window"
@@ -199,12 +202,12 @@ func (e *Engine) catchUpFrom(name string, now, last time.Time, start bool) (hand
 	})
 	e.mu.Unlock()
 	for _, s := range slots[:len(slots)-1] {
-		e.record(name, slotEvent{slot: s, trigger: TriggerCatchUp}, OutcomeMissed, "superseded by a later slot")
+		e.record(name, slotEvent{slot: s, trigger: journal.TriggerCatchUp}, journal.OutcomeMissed, "superseded by a later slot")
 	}
 	if missed != "" {
-		e.record(name, slotEvent{slot: latest, trigger: TriggerCatchUp}, OutcomeMissed, missed)
+		e.record(name, slotEvent{slot: latest, trigger: journal.TriggerCatchUp}, journal.OutcomeMissed, missed)
 	} else {
-		e.dispatch(name, slotEvent{slot: latest, trigger: TriggerCatchUp})
+		e.dispatch(name, slotEvent{slot: latest, trigger: journal.TriggerCatchUp})
 	}
 	return true
 }
@@ -213,17 +216,17 @@ func (e *Engine) catchUpFrom(name string, now, last time.Time, start bool) (hand
 // claim waits, and of the one queued behind it. The caller holds e.mu.
 func inFlightSlotsLocked(a *armed) []time.Time {
 	var slots []time.Time
-	if a.running != nil && a.running.ev.trigger != TriggerManual {
+	if a.running != nil && a.running.ev.trigger != journal.TriggerManual {
 		slots = append(slots, a.running.ev.slot)
 	}
 	if a.running != nil {
 		for _, ev := range a.running.held {
-			if ev.trigger != TriggerManual {
+			if ev.trigger != journal.TriggerManual {
 				slots = append(slots, ev.slot)
 			}
 		}
 	}
-	if a.pending != nil && a.pending.trigger != TriggerManual {
+	if a.pending != nil && a.pending.trigger != journal.TriggerManual {
 		slots = append(slots, a.pending.slot)
 	}
 	return slots

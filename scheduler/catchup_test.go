@@ -4,6 +4,9 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // catch_up = "skip" records the latest missed slot instead of running it, and a slot older
@@ -26,7 +29,7 @@ func TestCatchUpPolicies(t *testing.T) {
 			h2.start()
 			h2.settle()
 			runs := runsOf(t, h2.j, "daily")
-			if len(runs) != 3 || runs[2].Outcome != OutcomeMissed || runs[2].Reason != c.reason || runs[1].Outcome != OutcomeMissed {
+			if len(runs) != 3 || runs[2].Outcome != journal.OutcomeMissed || runs[2].Reason != c.reason || runs[1].Outcome != journal.OutcomeMissed {
 				t.Fatalf("runs: %+v", runs)
 			}
 			if len(h2.act.runs()) != 0 {
@@ -54,7 +57,7 @@ func TestGateElectorAndDrain(t *testing.T) {
 	eventually(t, "drained", func() bool { return h.gate.inFlight.Load() == 0 && h.e.idle() })
 	anchor := h.e.cfg.Routines[0].Anchor
 	h.stop()
-	cfg, err := LoadConfig(h.cfg)
+	cfg, err := config.LoadConfig(h.cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,9 +96,9 @@ func TestCatchUpAfterAnEarlyFirstTimer(t *testing.T) {
 			slot := start.Add(4 * time.Minute)
 			h2 := newHarnessOn(t, h, slot.Add(-30*time.Millisecond))
 			h2.afterArm = func(e *Engine) {
-				e.dispatch("tick", slotEvent{slot: slot, trigger: TriggerSchedule})
+				e.dispatch("tick", slotEvent{slot: slot, trigger: journal.TriggerSchedule})
 				eventually(t, "the 08:04 claim", func() bool {
-					return slices.ContainsFunc(runsOf(t, h2.j, "tick"), func(r Run) bool { return r.Slot.Equal(slot) })
+					return slices.ContainsFunc(runsOf(t, h2.j, "tick"), func(r journal.Run) bool { return r.Slot.Equal(slot) })
 				})
 				h2.clock.Advance(c.passLag)
 			}
@@ -125,7 +128,7 @@ func TestCatchUpWithTheClockBehindPrunedRuns(t *testing.T) {
 	h.start()
 	h.advance(20*time.Minute, time.Minute)
 	h.stop()
-	if err := h.j.prune("tick", 3); err != nil {
+	if err := h.j.Prune("tick", 3); err != nil {
 		t.Fatal(err)
 	}
 	before := len(runsOf(t, h.j, "tick"))
@@ -160,7 +163,7 @@ func TestStartPassRunsWhenTheOwnerResumes(t *testing.T) {
 		return len(runs) == 3 && runs[2].Slot.Equal(start.Add(3*time.Minute))
 	})
 	h2.settle()
-	if runs := runsOf(t, h2.j, "tick"); runs[2].Trigger != TriggerCatchUp || runs[2].Outcome != OutcomeSuccess {
+	if runs := runsOf(t, h2.j, "tick"); runs[2].Trigger != journal.TriggerCatchUp || runs[2].Outcome != journal.OutcomeSuccess {
 		t.Errorf("08:03: %+v, want a catch-up run", runs[2])
 	}
 }

@@ -8,13 +8,16 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // slotRows formats routine's journal rows as "15:04 trigger outcome reason", ordered by slot.
-func slotRows(t *testing.T, j *Journal, routine string) []string {
+func slotRows(t *testing.T, j *journal.Journal, routine string) []string {
 	t.Helper()
 	runs := runsOf(t, j, routine)
-	slices.SortStableFunc(runs, func(a, b Run) int { return a.Slot.Compare(b.Slot) })
+	slices.SortStableFunc(runs, func(a, b journal.Run) int { return a.Slot.Compare(b.Slot) })
 	out := make([]string, 0, len(runs))
 	for _, r := range runs {
 		row := r.Slot.UTC().Format("01-02 15:04") + " " + r.Trigger + " " + r.Outcome
@@ -27,7 +30,7 @@ func slotRows(t *testing.T, j *Journal, routine string) []string {
 }
 
 // waitRows waits until routine's rows (slotRows) are want, failing with what they are.
-func waitRows(t *testing.T, j *Journal, routine string, want ...string) {
+func waitRows(t *testing.T, j *journal.Journal, routine string, want ...string) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for {
@@ -202,7 +205,7 @@ func TestStartPassUsesTheScheduleArmedAtStart(t *testing.T) {
 
 	// owner runs Monday 09:00 and stops; the next owner, over the same files, starts Tuesday
 	// 09:30 and yields before its start pass.
-	owner := func(t *testing.T, body string, zones func() zoneSource) *harness {
+	owner := func(t *testing.T, body string, zones func() config.ZoneSource) *harness {
 		h := newHarness(t, body, monday)
 		if zones != nil {
 			h.zones = zones()
@@ -235,7 +238,7 @@ func TestStartPassUsesTheScheduleArmedAtStart(t *testing.T) {
 
 	t.Run("zone change", func(t *testing.T) {
 		zones := newFakeZones(t, "UTC")
-		h2 := owner(t, systemZoneDaily, func() zoneSource { return zones })
+		h2 := owner(t, systemZoneDaily, func() config.ZoneSource { return zones })
 		zones.set(t, "Asia/Tokyo") // 09:00 there is 00:00 UTC
 		h2.wake.tick(t)
 		h2.wake.tick(t) // the first tick was handled
@@ -262,7 +265,7 @@ func TestStartPassCutShortByAYield(t *testing.T) {
 	h.start()
 	h.advance(20*time.Minute, time.Minute) // 08:01 … 08:20 ran
 	h.stop()
-	if err := h.j.prune("a", 3); err != nil {
+	if err := h.j.Prune("a", 3); err != nil {
 		t.Fatal(err)
 	}
 

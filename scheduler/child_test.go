@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
+
 	"github.com/routinely/routinely/scheduler/action"
 )
 
@@ -28,7 +31,7 @@ func runChild(role string) int {
 	if role == "reader" {
 		return readJournalWhileOwnerWrites(filepath.Join(dir, "journal.db"))
 	}
-	j, err := OpenJournal(filepath.Join(dir, "journal.db"))
+	j, err := journal.Open(filepath.Join(dir, "journal.db"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -64,7 +67,7 @@ func runChild(role string) int {
 	if role == "owner-block" {
 		act.block = make(chan struct{}) // never closed: the parent kills us mid-run
 	}
-	e.newAction = func(*Routine) (action.Action, error) { return act, nil }
+	e.newAction = func(*config.Routine) (action.Action, error) { return act, nil }
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM)
 	if err := e.Start(context.Background()); err != nil {
@@ -105,7 +108,7 @@ func startChild(t *testing.T, role, dir string, env ...string) *exec.Cmd {
 // readJournalWhileOwnerWrites is the reader role: what `routinely status` and `history` do,
 // as fast as it can, beside an owner that writes.
 func readJournalWhileOwnerWrites(path string) int {
-	j, err := OpenJournalReadOnly(path)
+	j, err := journal.OpenReadOnly(path)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2

@@ -8,6 +8,9 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // inflight is a run in progress. Its fields are guarded by the engine's mu.
@@ -37,7 +40,7 @@ func (e *Engine) dispatch(name string, ev slotEvent) {
 		e.mu.Unlock()
 		return
 	}
-	if ev.trigger != TriggerManual {
+	if ev.trigger != journal.TriggerManual {
 		switch {
 		case ev.slot.After(a.dispatched):
 			a.dispatched = ev.slot
@@ -58,13 +61,13 @@ func (e *Engine) dispatch(name string, ev slotEvent) {
 			// claimLead early, before or during the start's pass, and a slot the gate refused
 			// stays behind the ones dispatched after the owner resumed. Only the latest slot
 			// runs, so it is superseded, and recorded rather than dropped.
-			superseded := ev.trigger == TriggerCatchUp && ev.slot.Before(a.dispatched) && !slices.ContainsFunc(inFlightSlotsLocked(a), ev.slot.Equal)
+			superseded := ev.trigger == journal.TriggerCatchUp && ev.slot.Before(a.dispatched) && !slices.ContainsFunc(inFlightSlotsLocked(a), ev.slot.Equal)
 			if superseded {
 				takeSlot(&a.refused, ev.slot)
 			}
 			e.mu.Unlock()
 			if superseded {
-				e.record(name, ev, OutcomeMissed, "superseded by a later slot")
+				e.record(name, ev, journal.OutcomeMissed, "superseded by a later slot")
 				return
 			}
 			e.duplicates.Add(1)
@@ -78,9 +81,9 @@ func (e *Engine) dispatch(name string, ev slotEvent) {
 		e.mu.Unlock()
 		return
 	}
-	if (p.Paused || a.r.Paused) && ev.trigger != TriggerManual { // a person asking to run now wins
+	if (p.Paused || a.r.Paused) && ev.trigger != journal.TriggerManual { // a person asking to run now wins
 		e.mu.Unlock()
-		e.record(name, ev, OutcomeSkipped, "paused")
+		e.record(name, ev, journal.OutcomeSkipped, "paused")
 		return
 	}
 	if a.running != nil {
@@ -92,7 +95,7 @@ func (e *Engine) dispatch(name string, ev slotEvent) {
 		skip := e.overlapLocked(a, ev)
 		e.mu.Unlock()
 		if skip != nil {
-			e.record(name, *skip, OutcomeSkipped, "overlap")
+			e.record(name, *skip, journal.OutcomeSkipped, "overlap")
 		}
 		return
 	}
@@ -106,12 +109,12 @@ func (e *Engine) dispatch(name string, ev slotEvent) {
 // to record once it has unlocked e.mu, which it holds.
 func (e *Engine) overlapLocked(a *armed, ev slotEvent) (skip *slotEvent) {
 	switch a.r.Overlap {
-	case OverlapQueue:
+	case config.OverlapQueue:
 		if a.pending == nil {
 			a.pending = &ev
 			return nil
 		}
-	case OverlapReplace:
+	case config.OverlapReplace:
 		dropped := a.pending
 		a.pending = &ev
 		a.running.cancel(errReplaced)
@@ -165,7 +168,7 @@ func (e *Engine) startLocked(a *armed, ev slotEvent) {
 // the journal (taken, never claimed); forgetting that this engine took it lets it serve the
 // request again on resume. The caller holds e.mu.
 func (e *Engine) keepRefusedLocked(a *armed, ev slotEvent) {
-	if ev.trigger == TriggerManual {
+	if ev.trigger == journal.TriggerManual {
 		e.serveAgainLocked(ev.requestID)
 		return
 	}
@@ -191,13 +194,13 @@ func takeSlot(slots *[]time.Time, slot time.Time) bool {
 func (e *Engine) notStarted(name string, ev slotEvent, cause error, removed bool) {
 	switch {
 	case errors.Is(cause, errReplaced):
-		e.record(name, ev, OutcomeSkipped, "replaced")
+		e.record(name, ev, journal.OutcomeSkipped, "replaced")
 	case removed && ev.requestID != 0:
-		_ = e.j.answerRequest(ev.requestID, 0, fmt.Sprintf("routine %q was removed from the owner's configuration", name))
+		_ = e.j.AnswerRequest(ev.requestID, 0, fmt.Sprintf("routine %q was removed from the owner's configuration", name))
 	case removed:
-		e.record(name, ev, OutcomeMissed, "routine removed before the run started")
+		e.record(name, ev, journal.OutcomeMissed, "routine removed before the run started")
 	case ev.requestID == 0:
-		e.record(name, ev, OutcomeMissed, "owner stopped before the run started")
+		e.record(name, ev, journal.OutcomeMissed, "owner stopped before the run started")
 	}
 }
 
@@ -205,11 +208,11 @@ func (e *Engine) notStarted(name string, ev slotEvent, cause error, removed bool
 // journal refuses the write, the slot is kept and recorded once it accepts writes again.
 func (e *Engine) record(name string, ev slotEvent, outcome, reason string) {
 	now := e.clock.Now()
-	c := claim{Routine: name, Slot: ev.slot, Key: ev.key, Trigger: ev.trigger,
+	c := journal.Claim{Routine: name, Slot: ev.slot, Key: ev.key, Trigger: ev.trigger,
 		Outcome: outcome, Reason: reason, Started: now, LateBy: lateBy(now, ev)}
 	id, err := e.j.Claim(c)
 	switch {
-	case errors.Is(err, ErrSlotClaimed):
+	case errors.Is(err, journal.ErrSlotClaimed):
 		e.duplicates.Add(1)
 	case refusedByJournal(err):
 		e.log.Warn("record slot: journal unavailable; recording it once the journal accepts writes",
@@ -221,7 +224,7 @@ func (e *Engine) record(name string, ev slotEvent, outcome, reason string) {
 		e.log.Debug("slot recorded", "routine", name, "slot", ev.slot, "outcome", outcome, "reason", reason)
 	}
 	if ev.requestID != 0 && err == nil {
-		_ = e.j.answerRequest(ev.requestID, id, "")
+		_ = e.j.AnswerRequest(ev.requestID, id, "")
 	}
 	e.noteTick()
 }

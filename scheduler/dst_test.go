@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // TestDSTSlots: non-existent local times run once right after the transition; repeated ones
@@ -55,13 +58,13 @@ func TestDSTSlots(t *testing.T) {
 	}
 }
 
-func dstRoutine(t *testing.T, zone, kind, expr string) *Routine {
+func dstRoutine(t *testing.T, zone, kind, expr string) *config.Routine {
 	t.Helper()
 	line := fmt.Sprintf("cron = %q", expr)
 	if kind == "at" {
 		line = fmt.Sprintf("at = [%q]", expr)
 	}
-	cfg, err := parseConfig("routines.toml", []byte(fmt.Sprintf("[[routine]]\nname = \"r\"\ntimezone = %q\n%s\nnotify = { title = \"t\" }\n", zone, line)))
+	cfg, err := config.Parse("routines.toml", []byte(fmt.Sprintf("[[routine]]\nname = \"r\"\ntimezone = %q\n%s\nnotify = { title = \"t\" }\n", zone, line)))
 	if err != nil || len(cfg.Routines) != 1 {
 		t.Fatalf("config: %v %v", err, cfg.Problems)
 	}
@@ -92,7 +95,7 @@ notify = { title = "x" }
 			t.Fatalf("%s: %d runs, want at least %d", start, len(runs), len(want))
 		}
 		for i, w := range want {
-			if !runs[i].Slot.Equal(w) || runs[i].Outcome != OutcomeSuccess || runs[i].Trigger != TriggerSchedule {
+			if !runs[i].Slot.Equal(w) || runs[i].Outcome != journal.OutcomeSuccess || runs[i].Trigger != journal.TriggerSchedule {
 				t.Fatalf("%s: run %d = %s %s %s, want slot %s", start, i, runs[i].Slot.In(ny).Format(time.RFC3339), runs[i].Outcome, runs[i].Trigger, w.Format(time.RFC3339))
 			}
 		}

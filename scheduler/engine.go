@@ -10,6 +10,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
+
 	"github.com/go-co-op/gocron/v2"
 	"github.com/jonboulle/clockwork"
 
@@ -19,7 +22,7 @@ import (
 // EngineOptions wire an Engine.
 type EngineOptions struct {
 	ConfigPath string
-	Journal    *Journal
+	Journal    *journal.Journal
 	Gate       Gate
 	Clock      clockwork.Clock // nil → real clock
 	Notifier   Notifier
@@ -42,10 +45,10 @@ type Engine struct {
 	opts      EngineOptions
 	clock     clockwork.Clock
 	log       *slog.Logger
-	j         *Journal
+	j         *journal.Journal
 	gate      Gate
 	alerts    *action.Alerts
-	newAction func(r *Routine) (action.Action, error)
+	newAction func(r *config.Routine) (action.Action, error)
 	afterArm  func() // tests: runs between arming and the start's catch-up pass (nil in production)
 	// startLast holds, for each routine the start's catch-up pass has not handled yet, its latest
 	// claimed slot as read before arming (zero: none; see runStartPass); nil once done. While it
@@ -64,10 +67,10 @@ type Engine struct {
 	wakeEvery     time.Duration // wake watcher period (at most 15 s, so a wake is repaired promptly)
 
 	mu       sync.Mutex
-	cfg      *Config // last good set
-	problems []Problem
+	cfg      *config.Config // last good set
+	problems []config.Problem
 	routines map[string]*armed
-	pauses   map[string]pause // journal pauses, refreshed every pollEvery (requests.go)
+	pauses   map[string]journal.Pause // journal pauses, refreshed every pollEvery (requests.go)
 	sched    gocron.Scheduler
 	stopping bool
 
@@ -85,9 +88,9 @@ type Engine struct {
 
 	trouble journalTrouble // slots the journal refused, and since when (unclaimed.go)
 
-	zones  zoneSource // the system time zone (tests substitute a fake)
-	zoneMu sync.Mutex // serializes reading the zone and applying a config in it
-	zone   zone       // the system zone the running set follows (under mu)
+	zones  config.ZoneSource // the system time zone (tests substitute a fake)
+	zoneMu sync.Mutex        // serializes reading the zone and applying a config in it
+	zone   config.Zone       // the system zone the running set follows (under mu)
 }
 
 // NewEngine builds an engine; it does not start anything. Errors: a missing Journal or Gate.
@@ -109,11 +112,11 @@ func NewEngine(opts EngineOptions) (*Engine, error) {
 		alerts:      action.NewAlerts(nil),
 		orphanGrace: defaultOrphanGrace, lateTolerance: 2 * time.Second, pollEvery: 500 * time.Millisecond, wakeEvery: 5 * time.Second,
 		routines: map[string]*armed{}, taken: map[int64]bool{}, bgStop: make(chan struct{}),
-		jitter: rand.N[time.Duration], zones: systemZones,
+		jitter: rand.N[time.Duration], zones: config.SystemZones,
 	}
 	e.runCtx, e.cancelRun = context.WithCancel(context.Background())
 	deps := action.Deps{Notifier: opts.Notifier, Snapshots: opts.Journal, UserAgent: opts.UserAgent}
-	e.newAction = func(r *Routine) (action.Action, error) {
+	e.newAction = func(r *config.Routine) (action.Action, error) {
 		a, err := action.New(r.Spec, deps)
 		if err != nil {
 			return nil, err
@@ -134,7 +137,7 @@ func (e *Engine) Start(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	cfg, err := LoadConfig(e.opts.ConfigPath)
+	cfg, err := config.LoadConfig(e.opts.ConfigPath)
 	if err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
@@ -168,7 +171,7 @@ func (e *Engine) Start(ctx context.Context) error {
 	// The start's catch-up pass is bounded by the claims made before this owner's timers are
 	// armed: the first timer fires claimLead before its slot and may claim it before the pass
 	// runs (see catchUpFrom).
-	last, err := e.j.lastSlots()
+	last, err := e.j.LastSlots()
 	if err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
@@ -263,10 +266,10 @@ func (e *Engine) Routines() []RoutineState {
 
 // Problems returns the last validation problems of routines.toml (a file that does not parse
 // is one problem at its position while the last good set keeps running).
-func (e *Engine) Problems() []Problem {
+func (e *Engine) Problems() []config.Problem {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return append([]Problem(nil), e.problems...)
+	return append([]config.Problem(nil), e.problems...)
 }
 
 // Duplicates returns how many times a slot reached the engine again after it was handled and was
@@ -292,7 +295,7 @@ func (e *Engine) nextDue(now time.Time) time.Time {
 	defer e.mu.Unlock()
 	var best time.Time
 	for _, a := range e.routines {
-		if n := a.sched.next(now); !n.IsZero() && (best.IsZero() || n.Before(best)) {
+		if n := a.sched.Next(now); !n.IsZero() && (best.IsZero() || n.Before(best)) {
 			best = n
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/routinely/routinely/internal/syncbuf"
 	"github.com/routinely/routinely/scheduler/action"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 var berlin, _ = time.LoadLocation("Europe/Berlin")
@@ -30,14 +32,14 @@ run = ["/bin/true"]
 	eventually(t, "second run", func() bool { return len(h.act.runs()) == 2 })
 
 	runs := runsOf(t, h.j, "daily")
-	if len(runs) != 2 || runs[0].Outcome != OutcomeSuccess || runs[1].Outcome != OutcomeSuccess {
+	if len(runs) != 2 || runs[0].Outcome != journal.OutcomeSuccess || runs[1].Outcome != journal.OutcomeSuccess {
 		t.Fatalf("runs: %+v", runs)
 	}
 	want0 := time.Date(2026, 6, 1, 9, 0, 0, 0, berlin)
 	if !runs[0].Slot.Equal(want0) || !runs[1].Slot.Equal(want0.AddDate(0, 0, 1)) {
 		t.Fatalf("slots %v %v", runs[0].Slot, runs[1].Slot)
 	}
-	if runs[0].Trigger != TriggerSchedule || runs[1].Trigger != TriggerSchedule || runs[0].Epoch != 1 || runs[0].LateBy != 0 {
+	if runs[0].Trigger != journal.TriggerSchedule || runs[1].Trigger != journal.TriggerSchedule || runs[0].Epoch != 1 || runs[0].LateBy != 0 {
 		t.Fatalf("run: %+v", runs[0])
 	}
 	env := strings.Join(h.act.runs()[0].Env, "\n")
@@ -79,10 +81,10 @@ run = ["/bin/true"]
 		t.Fatalf("want Mon success, Tue missed, Wed catch-up; got %+v", runs)
 	}
 	tue, wed := runs[1], runs[2]
-	if tue.Outcome != OutcomeMissed || !tue.Slot.Equal(mon.Add(25*time.Hour)) {
+	if tue.Outcome != journal.OutcomeMissed || !tue.Slot.Equal(mon.Add(25*time.Hour)) {
 		t.Fatalf("tuesday: %+v", tue)
 	}
-	if wed.Outcome != OutcomeSuccess || wed.Trigger != TriggerCatchUp || !wed.Slot.Equal(mon.Add(49*time.Hour)) || wed.LateBy != time.Hour {
+	if wed.Outcome != journal.OutcomeSuccess || wed.Trigger != journal.TriggerCatchUp || !wed.Slot.Equal(mon.Add(49*time.Hour)) || wed.LateBy != time.Hour {
 		t.Fatalf("wednesday: %+v", wed)
 	}
 	if len(h.act.runs()) != 2 {
@@ -109,31 +111,31 @@ run = ["/bin/true"]
 	close(h.act.block)
 	eventually(t, "run recorded", func() bool {
 		r := runsOf(t, h.j, "long")
-		return len(r) == 1 && r[0].Outcome == OutcomeSuccess
+		return len(r) == 1 && r[0].Outcome == journal.OutcomeSuccess
 	})
 }
 
 func TestClaimFencingAndUniqueness(t *testing.T) {
 	h := newHarness(t, "", time.Now())
 	slot := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
-	if _, err := h.j.Claim(claim{Routine: "a", Slot: slot, Trigger: TriggerSchedule, Outcome: OutcomeRunning}); !errors.Is(err, ErrFenced) {
+	if _, err := h.j.Claim(journal.Claim{Routine: "a", Slot: slot, Trigger: journal.TriggerSchedule, Outcome: journal.OutcomeRunning}); !errors.Is(err, journal.ErrFenced) {
 		t.Fatalf("claim before Acquire: %v, want ErrFenced", err)
 	}
 	if _, err := h.j.Acquire(1, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	id, err := h.j.Claim(claim{Routine: "a", Slot: slot, Trigger: TriggerSchedule, Outcome: OutcomeRunning})
+	id, err := h.j.Claim(journal.Claim{Routine: "a", Slot: slot, Trigger: journal.TriggerSchedule, Outcome: journal.OutcomeRunning})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.j.Claim(claim{Routine: "a", Slot: slot, Trigger: TriggerCatchUp, Outcome: OutcomeRunning}); !errors.Is(err, ErrSlotClaimed) {
+	if _, err := h.j.Claim(journal.Claim{Routine: "a", Slot: slot, Trigger: journal.TriggerCatchUp, Outcome: journal.OutcomeRunning}); !errors.Is(err, journal.ErrSlotClaimed) {
 		t.Fatalf("second claim: %v, want ErrSlotClaimed", err)
 	}
-	if _, err := h.j.Claim(claim{Routine: "a", Slot: slot.Add(-time.Hour), Trigger: TriggerSchedule, Outcome: OutcomeRunning}); !errors.Is(err, ErrSlotClaimed) {
+	if _, err := h.j.Claim(journal.Claim{Routine: "a", Slot: slot.Add(-time.Hour), Trigger: journal.TriggerSchedule, Outcome: journal.OutcomeRunning}); !errors.Is(err, journal.ErrSlotClaimed) {
 		t.Fatalf("claim behind the high-water mark: %v, want ErrSlotClaimed", err)
 	}
 	// A second process acquires epoch 2 on the same file: the first is fenced.
-	j2, err := OpenJournal(h.j.path)
+	j2, err := journal.Open(filepath.Join(h.dir, "journal.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,27 +144,27 @@ func TestClaimFencingAndUniqueness(t *testing.T) {
 	if err != nil || n != 1 {
 		t.Fatalf("acquire 2: interrupted %d, err %v", n, err)
 	}
-	if err := h.j.Finish(id, finish{Outcome: OutcomeSuccess, Finished: time.Now()}); !errors.Is(err, ErrFenced) {
+	if err := h.j.Finish(id, journal.Result{Outcome: journal.OutcomeSuccess, Finished: time.Now()}); !errors.Is(err, journal.ErrFenced) {
 		t.Fatalf("finish by old epoch: %v, want ErrFenced", err)
 	}
-	if _, err := h.j.Claim(claim{Routine: "a", Slot: slot.Add(time.Hour), Trigger: TriggerSchedule, Outcome: OutcomeRunning}); !errors.Is(err, ErrFenced) {
+	if _, err := h.j.Claim(journal.Claim{Routine: "a", Slot: slot.Add(time.Hour), Trigger: journal.TriggerSchedule, Outcome: journal.OutcomeRunning}); !errors.Is(err, journal.ErrFenced) {
 		t.Fatalf("claim by old epoch: %v, want ErrFenced", err)
 	}
-	if _, err := h.j.arm(map[string]time.Duration{"a": time.Minute}, time.Now()); !errors.Is(err, ErrFenced) {
+	if _, err := h.j.Arm(map[string]time.Duration{"a": time.Minute}, time.Now()); !errors.Is(err, journal.ErrFenced) {
 		t.Fatalf("arming (grid anchors) by old epoch: %v, want ErrFenced", err)
 	}
-	if _, err := h.j.Acquire(1, time.Now()); !errors.Is(err, ErrFenced) {
+	if _, err := h.j.Acquire(1, time.Now()); !errors.Is(err, journal.ErrFenced) {
 		t.Fatalf("acquire older epoch: %v, want ErrFenced", err)
 	}
 	// The run epoch 1 left running stays so until the new owner has ended its processes
 	// (orphans.go); it is then recorded interrupted.
-	if o, err := j2.orphans(); err != nil || len(o) != 1 || o[0].ID != id || o[0].Epoch != 1 {
+	if o, err := j2.Orphans(); err != nil || len(o) != 1 || o[0].ID != id || o[0].Epoch != 1 {
 		t.Fatalf("orphans after acquire 2: %+v, %v", o, err)
 	}
-	if err := j2.closeOrphan(id, "test", time.Now()); err != nil {
+	if err := j2.CloseOrphan(id, "test", time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if r, _ := j2.Run(id); r.Outcome != OutcomeInterrupted {
+	if r, _ := j2.Run(id); r.Outcome != journal.OutcomeInterrupted {
 		t.Fatalf("run left running by epoch 1 is %q, want interrupted", r.Outcome)
 	}
 	if e, _ := j2.MaxEpoch(); e != 2 {
@@ -205,7 +207,7 @@ func TestRoutinesWhileReloadingAndRunningIsRaceFree(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	h.settle()
-	if n := countOutcome(runsOf(t, h.j, "a"), OutcomeSuccess); n != 5 {
+	if n := countOutcome(runsOf(t, h.j, "a"), journal.OutcomeSuccess); n != 5 {
 		t.Fatalf("a ran %d times, want 5: %+v", n, runsOf(t, h.j, "a"))
 	}
 }
@@ -241,8 +243,8 @@ func TestTimerFiringEarlyRunsItsSlot(t *testing.T) {
 	// idle: the action returned and its end is recorded (runs() alone races the Finish).
 	eventually(t, "the 09:00 run", func() bool { return len(h.act.runs()) == 1 && h.e.idle() })
 	runs := runsOf(t, h.j, "daily")
-	if len(runs) != 1 || runs[0].Outcome != OutcomeSuccess || !runs[0].Slot.Equal(start.Add(time.Hour)) ||
-		runs[0].Trigger != TriggerSchedule || runs[0].Started.Before(runs[0].Slot) {
+	if len(runs) != 1 || runs[0].Outcome != journal.OutcomeSuccess || !runs[0].Slot.Equal(start.Add(time.Hour)) ||
+		runs[0].Trigger != journal.TriggerSchedule || runs[0].Started.Before(runs[0].Slot) {
 		t.Fatalf("runs: %+v", runs)
 	}
 }
@@ -287,9 +289,9 @@ func TestEachRunLogsOneLine(t *testing.T) {
 	h := newHarness(t, "[[routine]]\nname = \"flaky\"\nevery = \"1m\"\nauto_pause_after = 0\nrun = [\"/bin/true\"]\n", start)
 	h.act.result = func(n int) action.Result {
 		if n == 2 {
-			return action.Result{Outcome: OutcomeFailed, Attempts: 1, Summary: "exit 1"}
+			return action.Result{Outcome: journal.OutcomeFailed, Attempts: 1, Summary: "exit 1"}
 		}
-		return action.Result{Outcome: OutcomeSuccess, Attempts: 1}
+		return action.Result{Outcome: journal.OutcomeSuccess, Attempts: 1}
 	}
 	var buf syncbuf.Buffer
 	h.logger = slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo}))

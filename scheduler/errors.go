@@ -2,35 +2,12 @@ package scheduler
 
 import "errors"
 
-// Sentinel errors of the scheduler. Callers test them with errors.Is.
-var (
-	// ErrConfig: routines.toml cannot be used as a whole (it does not parse, or cannot be read).
-	ErrConfig = errors.New("invalid routines file")
-	// ErrFenced: a journal write carries an epoch older than one already recorded.
-	ErrFenced = errors.New("fenced: a newer owner epoch exists")
-	// ErrSlotClaimed: the (routine, slot) pair was already claimed; the slot ran before.
-	ErrSlotClaimed = errors.New("slot already claimed")
-	// ErrUnknownRoutine: no routine of that name in the current configuration.
-	ErrUnknownRoutine = errors.New("no such routine")
-	// ErrNoRun: no run with that id in the journal.
-	ErrNoRun = errors.New("no such run")
-	// ErrReadOnly: a write through a journal opened with OpenJournalReadOnly.
-	ErrReadOnly = errors.New("journal opened read-only")
-	// ErrNotJournal: the file at the journal's path is not a Routinely journal (not SQLite,
-	// another program's database, damaged, not a regular file); it is left untouched.
-	ErrNotJournal = errors.New("not a Routinely journal")
-)
-
-// Internal sentinels: causes and conditions that never leave the package unwrapped.
+// The scheduler's own sentinels: causes and conditions that never leave the package unwrapped.
+// The sentinels callers test with errors.Is are package journal's (ErrFenced, ErrSlotClaimed,
+// ErrNoRun, ErrReadOnly, ErrNotJournal) and package config's (ErrConfig, ErrUnknownRoutine).
 var (
 	errEngineOptions = errors.New("scheduler: NewEngine needs a Journal and a Gate")
 	errNotAdmitting  = errors.New("not admitting runs: not the owner or yielding")
 	errReplaced      = errors.New("replaced by a newer slot (overlap = replace)") // cancel cause
 	errRunTimeout    = errors.New("routine timeout reached")                      // cancel cause
-	errJournalClosed = errors.New("journal closed")
-	errIsDir         = errors.New("is a directory")
-	errNotRegular    = errors.New("not a regular file")
-	errTooLarge      = errors.New("routines file too large")
-	errTooDeep       = errors.New("routines file nested too deep")
-	errTooWide       = errors.New("routines file has a table too large")
 )

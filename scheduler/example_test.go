@@ -11,11 +11,13 @@ import (
 
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
+	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // loadExample writes text as routines.toml in a new temporary directory and loads it. It returns
 // the directory (remove it when done) and the config.
-func loadExample(text string) (string, *scheduler.Config, error) {
+func loadExample(text string) (string, *config.Config, error) {
 	dir, err := os.MkdirTemp("", "routinely-example-")
 	if err != nil {
 		return "", nil, err
@@ -24,7 +26,7 @@ func loadExample(text string) (string, *scheduler.Config, error) {
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		return dir, nil, err
 	}
-	cfg, err := scheduler.LoadConfig(path)
+	cfg, err := config.LoadConfig(path)
 	if err == nil && len(cfg.Problems) > 0 {
 		err = errors.New(cfg.Problems[0].String())
 	}
@@ -115,7 +117,7 @@ notify = { title = "Hello", body = "from the journal example" }
 		return
 	}
 	ctx := context.Background()
-	config, journalPath := filepath.Join(dir, "routines.toml"), filepath.Join(dir, "journal.db")
+	routines, journalPath := filepath.Join(dir, "routines.toml"), filepath.Join(dir, "journal.db")
 
 	// The owner: only the process holding the ownership guard runs routines and writes runs.
 	stateDir, err := ownership.StateDir(filepath.Join(dir, "state"))
@@ -129,13 +131,13 @@ notify = { title = "Hello", body = "from the journal example" }
 		return
 	}
 	defer func() { _ = h.Release(ctx) }()
-	j, err := scheduler.OpenJournal(journalPath)
+	j, err := journal.Open(journalPath)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer j.Close()
-	eng, err := scheduler.NewEngine(scheduler.EngineOptions{ConfigPath: config, Journal: j, Gate: h,
+	eng, err := scheduler.NewEngine(scheduler.EngineOptions{ConfigPath: routines, Journal: j, Gate: h,
 		Notifier: printNotifier{}, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		fmt.Println(err)
@@ -148,7 +150,7 @@ notify = { title = "Hello", body = "from the journal example" }
 	defer func() { _ = eng.Stop(ctx) }()
 
 	// Anyone may ask the owner to run a routine now; the owner claims, runs and records it.
-	requests, err := scheduler.OpenJournal(journalPath)
+	requests, err := journal.Open(journalPath)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -167,7 +169,7 @@ notify = { title = "Hello", body = "from the journal example" }
 	fmt.Printf("request %d became run %d: %s\n", reqID, run.ID, run.Outcome)
 
 	// An observer: read-only, it never writes (and works while the owner writes).
-	ro, err := scheduler.OpenJournalReadOnly(journalPath)
+	ro, err := journal.OpenReadOnly(journalPath)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -182,7 +184,7 @@ notify = { title = "Hello", body = "from the journal example" }
 		fmt.Printf("run %d: %s %s, %s, epoch %d (the owner's: %v)\n", r.ID, r.Routine, r.Trigger, r.Outcome,
 			r.Epoch, r.Epoch == h.Epoch())
 	}
-	cfg, err := scheduler.LoadConfig(config)
+	cfg, err := config.LoadConfig(routines)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -205,21 +207,21 @@ notify = { title = "Hello", body = "from the journal example" }
 // waitForRun returns the run that run-now request reqID became, once it has finished, polling j
 // as `routinely run` does (the owner picks requests up within a second). Errors: the journal's;
 // one saying so when timeout passes first.
-func waitForRun(j *scheduler.Journal, reqID int64, timeout time.Duration) (scheduler.Run, error) {
+func waitForRun(j *journal.Journal, reqID int64, timeout time.Duration) (journal.Run, error) {
 	deadline := time.Now().Add(timeout)
 	for {
 		runID, err := j.RequestResult(reqID) // 0 until the owner has claimed the run
 		if err != nil {
-			return scheduler.Run{}, err
+			return journal.Run{}, err
 		}
 		if runID != 0 {
 			r, err := j.Run(runID)
-			if err != nil || r.Outcome != scheduler.OutcomeRunning {
+			if err != nil || r.Outcome != journal.OutcomeRunning {
 				return r, err
 			}
 		}
 		if time.Now().After(deadline) {
-			return scheduler.Run{}, fmt.Errorf("run-now request %d: no finished run after %s", reqID, timeout)
+			return journal.Run{}, fmt.Errorf("run-now request %d: no finished run after %s", reqID, timeout)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

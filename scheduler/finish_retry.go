@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // Finish retry: a run's end that cannot be written for a transient reason (SQLITE_BUSY from a
@@ -19,7 +21,7 @@ const (
 // (finishTries attempts with doubling waits starting at finishBackoff, on the engine clock) and
 // logging each failed attempt. Errors: the last attempt's error, wrapped with the attempt
 // count; a permanent error (ErrFenced, ErrNoRun, ErrReadOnly, a closed journal) at once.
-func (e *Engine) finishWithRetry(name string, id int64, f finish) error {
+func (e *Engine) finishWithRetry(name string, id int64, f journal.Result) error {
 	wait := finishBackoff
 	for try := 1; ; try++ {
 		err := e.j.Finish(id, f)
@@ -44,6 +46,6 @@ func (e *Engine) finishWithRetry(name string, id int64, f finish) error {
 // finishPermanent reports whether retrying Finish cannot help: the run belongs to a newer owner
 // now, does not exist, or the journal cannot be written through at all.
 func finishPermanent(err error) bool {
-	return errors.Is(err, ErrFenced) || errors.Is(err, ErrNoRun) || errors.Is(err, ErrReadOnly) ||
-		errors.Is(err, errJournalClosed)
+	return errors.Is(err, journal.ErrFenced) || errors.Is(err, journal.ErrNoRun) || errors.Is(err, journal.ErrReadOnly) ||
+		errors.Is(err, journal.ErrClosed)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/routinely/routinely/internal/syncbuf"
 	"github.com/routinely/routinely/scheduler/action"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // A run whose end cannot be written because another process holds the journal's write lock
@@ -22,7 +23,7 @@ func TestFinishRetriesWhileJournalLocked(t *testing.T) {
 	// Reopen the journal with a short busy timeout so the held lock fails Finish quickly.
 	_ = h.j.Close()
 	path := filepath.Join(h.dir, "journal.db")
-	j, err := openJournalBusy(path, 100*time.Millisecond)
+	j, err := journal.OpenBusy(path, 100*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func TestFinishRetriesWhileJournalLocked(t *testing.T) {
 		if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
 			t.Errorf("competing writer: %v", err)
 		}
-		return action.Result{Outcome: OutcomeFailed, ExitCode: &exit, Attempts: 1, Summary: "exit status 3"}
+		return action.Result{Outcome: journal.OutcomeFailed, ExitCode: &exit, Attempts: 1, Summary: "exit status 3"}
 	}
 	h.start()
 	h.settle()
@@ -58,7 +59,7 @@ func TestFinishRetriesWhileJournalLocked(t *testing.T) {
 	held := time.Now()
 	eventually(t, "a failed Finish attempt", func() bool { return strings.Contains(log.String(), "record run failed; retrying") })
 	time.Sleep(time.Until(held.Add(500 * time.Millisecond)))
-	if r := runsOf(t, h.j, "daily"); len(r) != 1 || r[0].Outcome != OutcomeRunning {
+	if r := runsOf(t, h.j, "daily"); len(r) != 1 || r[0].Outcome != journal.OutcomeRunning {
 		t.Fatalf("while locked: runs = %+v, want one running", r)
 	}
 	if _, err := conn.ExecContext(context.Background(), "ROLLBACK"); err != nil {
@@ -68,10 +69,10 @@ func TestFinishRetriesWhileJournalLocked(t *testing.T) {
 	eventually(t, "the run recorded", func() bool {
 		h.clock.Advance(50 * time.Millisecond)
 		r := runsOf(t, h.j, "daily")
-		return len(r) == 1 && r[0].Outcome != OutcomeRunning
+		return len(r) == 1 && r[0].Outcome != journal.OutcomeRunning
 	})
 	r := runsOf(t, h.j, "daily")[0]
-	if r.Outcome != OutcomeFailed || r.ExitCode == nil || *r.ExitCode != 3 || r.Finished == nil {
+	if r.Outcome != journal.OutcomeFailed || r.ExitCode == nil || *r.ExitCode != 3 || r.Finished == nil {
 		t.Fatalf("run = %+v, want failed with exit code 3", r)
 	}
 	if !strings.Contains(log.String(), "run recorded after retrying") {

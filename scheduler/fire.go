@@ -1,6 +1,11 @@
 package scheduler
 
-import "time"
+import (
+	"time"
+
+	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
+)
 
 // claimLead is how far ahead of its slot a routine's timer fires (cronAdapter): the run's claim
 // is written and fsynced during the lead, and the action still starts at the slot's instant,
@@ -24,19 +29,19 @@ func (e *Engine) fire(name string) {
 	if !ok {
 		return
 	}
-	due := sched.next(last)
+	due := sched.Next(last)
 	if due.IsZero() {
 		return
 	}
 	if !due.After(now) {
-		latest := prevSlot(sched, now, 400*24*time.Hour)
+		latest := config.PrevSlot(sched, now, 400*24*time.Hour)
 		if latest.After(due) || now.Sub(latest) > e.lateTolerance {
 			e.catchUp(name, now)
 		} else {
-			e.dispatch(name, slotEvent{slot: latest, trigger: TriggerSchedule})
+			e.dispatch(name, slotEvent{slot: latest, trigger: journal.TriggerSchedule})
 		}
 		now = e.clock.Now()
-		if due = sched.next(now); due.IsZero() || due.Sub(now) > claimLead {
+		if due = sched.Next(now); due.IsZero() || due.Sub(now) > claimLead {
 			return
 		}
 	}
@@ -62,12 +67,12 @@ func (e *Engine) fireEarly(name string, slot time.Time) {
 	if last, _, _, ok := e.slotState(name); !ok || !slot.After(last) {
 		return // dispatched meanwhile (a catch-up pass, a re-armed timer)
 	}
-	e.dispatch(name, slotEvent{slot: slot, trigger: TriggerSchedule})
+	e.dispatch(name, slotEvent{slot: slot, trigger: journal.TriggerSchedule})
 }
 
 // slotState reads what fire needs of routine name: the latest slot handled (or the arm time),
 // the schedule, and whether a run is in flight or waiting. ok is false for an unknown routine.
-func (e *Engine) slotState(name string) (last time.Time, sched schedule, busy, ok bool) {
+func (e *Engine) slotState(name string) (last time.Time, sched config.Schedule, busy, ok bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	a := e.routines[name]

@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
+
 	"github.com/jonboulle/clockwork"
 	"go.uber.org/goleak"
 
@@ -85,13 +88,13 @@ func (f *fakeAction) Run(ctx context.Context, in action.Input) action.Result {
 		select {
 		case <-f.block:
 		case <-ctx.Done():
-			return action.Result{Outcome: OutcomeFailed, Summary: "killed"}
+			return action.Result{Outcome: journal.OutcomeFailed, Summary: "killed"}
 		}
 	}
 	if f.result != nil {
 		return f.result(n)
 	}
-	return action.Result{Outcome: OutcomeSuccess, Attempts: 1}
+	return action.Result{Outcome: journal.OutcomeSuccess, Attempts: 1}
 }
 
 // waitStarted waits (bounded) for the next run to start.
@@ -115,7 +118,7 @@ type harness struct {
 	t     testing.TB
 	dir   string
 	cfg   string
-	j     *Journal
+	j     *journal.Journal
 	gate  *fakeGate
 	clock *clockwork.FakeClock
 	act   *fakeAction
@@ -125,7 +128,7 @@ type harness struct {
 	// logger, when set before start, receives the engine's log (default: discarded).
 	logger *slog.Logger
 	// zones, when set before start, is the engine's system time zone (default: the machine's).
-	zones zoneSource
+	zones config.ZoneSource
 	// afterArm, when set before start, runs between arming and the start's catch-up pass.
 	afterArm func(*Engine)
 	// orphanGrace, when set before start, replaces the SIGTERM-to-SIGKILL grace for an earlier
@@ -165,7 +168,7 @@ func newHarness(t testing.TB, body string, start time.Time) *harness {
 	if err := os.WriteFile(h.cfg, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	j, err := OpenJournal(filepath.Join(dir, "journal.db"))
+	j, err := journal.Open(filepath.Join(dir, "journal.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +190,7 @@ func (h *harness) start() *Engine {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	e.newAction = func(*Routine) (action.Action, error) { return h.act, nil }
+	e.newAction = func(*config.Routine) (action.Action, error) { return h.act, nil }
 	if h.zones != nil {
 		e.zones = h.zones
 	}
@@ -260,7 +263,7 @@ func (h *harness) dueHandled() bool {
 	defer h.e.mu.Unlock()
 	now := h.clock.Now()
 	for _, a := range h.e.routines {
-		if next := a.sched.next(a.lastSlot); !next.IsZero() && !next.After(now) {
+		if next := a.sched.Next(a.lastSlot); !next.IsZero() && !next.After(now) {
 			return false
 		}
 	}
@@ -280,7 +283,7 @@ func eventually(t testing.TB, what string, cond func() bool) {
 }
 
 // runsOf returns routine's journal rows, oldest first.
-func runsOf(t testing.TB, j *Journal, routine string) []Run {
+func runsOf(t testing.TB, j *journal.Journal, routine string) []journal.Run {
 	t.Helper()
 	h, err := j.History(routine, 0)
 	if err != nil {
@@ -292,7 +295,7 @@ func runsOf(t testing.TB, j *Journal, routine string) []Run {
 	return h
 }
 
-func countOutcome(runs []Run, outcome string) int {
+func countOutcome(runs []journal.Run, outcome string) int {
 	n := 0
 	for _, r := range runs {
 		if r.Outcome == outcome {

@@ -49,6 +49,7 @@ import (
 
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler/action"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // RunTokenVar is the environment variable that marks every process of a run (see runToken).
@@ -70,7 +71,7 @@ const (
 // then all the same. Errors: the journal's, when the orphans cannot be listed (then nothing may
 // start: their processes may still run).
 func (e *Engine) endOrphans() error {
-	orphans, err := e.j.orphans()
+	orphans, err := e.j.Orphans()
 	if err != nil || len(orphans) == 0 {
 		return err
 	}
@@ -107,7 +108,7 @@ func (e *Engine) endOrphans() error {
 		}
 		logAt("run of an earlier owner cut short; recorded interrupted, not re-run", "routine", o.Routine,
 			"run", o.ID, "epoch", o.Epoch, "reason", reason)
-		if err := e.j.closeOrphan(o.ID, reason, e.clock.Now()); err != nil {
+		if err := e.j.CloseOrphan(o.ID, reason, e.clock.Now()); err != nil {
 			e.log.Error("record run of an earlier owner; the next owner will record it", "run", o.ID, "err", err)
 		}
 	}
@@ -116,7 +117,7 @@ func (e *Engine) endOrphans() error {
 
 // orphanReason is the history reason of orphan o: whether it had processes to end (ended), and
 // those still alive after SIGKILL (survivors); epoch is the new owner's.
-func orphanReason(o orphanRun, ended bool, survivors []string, epoch uint64) string {
+func orphanReason(o journal.Orphan, ended bool, survivors []string, epoch uint64) string {
 	const lead = "owner ended mid-run; "
 	switch {
 	case len(survivors) > 0:
@@ -134,7 +135,7 @@ func orphanReason(o orphanRun, ended bool, survivors []string, epoch uint64) str
 // orphanTargets returns what to end for orphan o (rules 1 and 2 at the top of this file): the
 // recorded leader's process group when that leader still runs, and what carrierTargets makes of
 // carriers (the live processes with o's token). Never this process or its own group.
-func orphanTargets(o orphanRun, carriers []int) []procTarget {
+func orphanTargets(o journal.Orphan, carriers []int) []procTarget {
 	var ts []procTarget
 	if o.Leader.PID > 1 && o.Leader.State() == ownership.ProcessRunning {
 		ts = append(ts, leaderTarget(o.Leader.PID))

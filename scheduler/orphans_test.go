@@ -4,6 +4,7 @@ package scheduler
 
 import (
 	"bytes"
+	"database/sql"
 	"fmt"
 	"log/slog"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/routinely/routinely/ownership"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // The next owner ends what an earlier owner's runs left running, with real processes: a shell
@@ -33,8 +35,8 @@ func orphanHarness(t *testing.T) (*harness, int64) {
 	if _, err := h.j.Acquire(1, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	id, err := h.j.Claim(claim{Routine: "backup", Slot: time.Date(2026, 6, 1, 7, 0, 0, 0, time.UTC),
-		Trigger: TriggerSchedule, Outcome: OutcomeRunning, Started: time.Now()})
+	id, err := h.j.Claim(journal.Claim{Routine: "backup", Slot: time.Date(2026, 6, 1, 7, 0, 0, 0, time.UTC),
+		Trigger: journal.TriggerSchedule, Outcome: journal.OutcomeRunning, Started: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +105,7 @@ func identity(t *testing.T, pid int) ownership.ProcessIdentity {
 }
 
 // reasonOf returns run id's outcome and reason.
-func reasonOf(t *testing.T, j *Journal, id int64) (string, string) {
+func reasonOf(t *testing.T, j *journal.Journal, id int64) (string, string) {
 	t.Helper()
 	r, err := j.Run(id)
 	if err != nil {
@@ -119,7 +121,7 @@ func TestOrphanGroupEndsBeforeTheNextOwnerStarts(t *testing.T) {
 	child := filepath.Join(t.TempDir(), "child.pid")
 	g := startGroup(t, fmt.Sprintf(`sleep 60 & echo $! > %q; wait`, child))
 	sleeper := waitFile(t, child)
-	if err := h.j.recordLeader(id, identity(t, g.pid)); err != nil {
+	if err := h.j.RecordLeader(id, identity(t, g.pid)); err != nil {
 		t.Fatal(err)
 	}
 	h.start()
@@ -129,7 +131,7 @@ func TestOrphanGroupEndsBeforeTheNextOwnerStarts(t *testing.T) {
 		}
 	}
 	outcome, reason := reasonOf(t, h.j, id)
-	if outcome != OutcomeInterrupted || !strings.Contains(reason, "were still running and were ended by the new owner (epoch 2)") {
+	if outcome != journal.OutcomeInterrupted || !strings.Contains(reason, "were still running and were ended by the new owner (epoch 2)") {
 		t.Fatalf("run recorded %s (%s)", outcome, reason)
 	}
 }
@@ -144,7 +146,7 @@ func TestOrphanPidReusedIsNeverSignalled(t *testing.T) {
 	if other.StartTicks != 0 {
 		other.StartTicks -= 100 * 60
 	}
-	if err := h.j.recordLeader(id, other); err != nil {
+	if err := h.j.RecordLeader(id, other); err != nil {
 		t.Fatal(err)
 	}
 	h.start()
@@ -153,7 +155,7 @@ func TestOrphanPidReusedIsNeverSignalled(t *testing.T) {
 		t.Fatal("a process that merely has the recorded pid was ended")
 	}
 	outcome, reason := reasonOf(t, h.j, id)
-	if outcome != OutcomeInterrupted || !strings.HasSuffix(reason, "its processes had already exited") {
+	if outcome != journal.OutcomeInterrupted || !strings.HasSuffix(reason, "its processes had already exited") {
 		t.Fatalf("run recorded %s (%s)", outcome, reason)
 	}
 }
@@ -177,12 +179,12 @@ func TestOrphanAlreadyExited(t *testing.T) {
 			} else {
 				_ = cmd.Wait()
 			}
-			if err := h.j.recordLeader(id, p); err != nil {
+			if err := h.j.RecordLeader(id, p); err != nil {
 				t.Fatal(err)
 			}
 			h.start()
 			outcome, reason := reasonOf(t, h.j, id)
-			if outcome != OutcomeInterrupted || !strings.HasSuffix(reason, "its processes had already exited") {
+			if outcome != journal.OutcomeInterrupted || !strings.HasSuffix(reason, "its processes had already exited") {
 				t.Fatalf("run recorded %s (%s)", outcome, reason)
 			}
 		})
@@ -196,7 +198,7 @@ func TestOrphanFoundByTokenWhenNotRecorded(t *testing.T) {
 	h, id := orphanHarness(t)
 	dir := t.TempDir()
 	ours := startGroup(t, fmt.Sprintf(`sleep 60 & echo $! > %q; wait`, filepath.Join(dir, "ours")),
-		RunTokenVar+"="+h.j.runToken(id))
+		RunTokenVar+"="+h.j.RunToken(id))
 	oursChild := waitFile(t, filepath.Join(dir, "ours"))
 	foreign := startGroup(t, "sleep 60", RunTokenVar+"=0123456789abcdef0123456789abcdef-"+strconv.FormatInt(id, 10))
 	h.start()
@@ -207,7 +209,7 @@ func TestOrphanFoundByTokenWhenNotRecorded(t *testing.T) {
 		t.Error("another journal's run with the same run id was ended")
 	}
 	outcome, reason := reasonOf(t, h.j, id)
-	if outcome != OutcomeInterrupted || !strings.Contains(reason, "ended by the new owner (epoch 2)") {
+	if outcome != journal.OutcomeInterrupted || !strings.Contains(reason, "ended by the new owner (epoch 2)") {
 		t.Fatalf("run recorded %s (%s)", outcome, reason)
 	}
 }
@@ -223,13 +225,13 @@ func TestOrphanLeaderExitedGroupLivesOn(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "member")
 			var env []string
 			if withToken {
-				env = append(env, RunTokenVar+"="+h.j.runToken(id))
+				env = append(env, RunTokenVar+"="+h.j.RunToken(id))
 			}
 			g := startGroup(t, fmt.Sprintf(`sleep 60 & echo $! > %q; sleep 0.3`, file), env...)
 			leader := identity(t, g.pid)
 			member := waitFile(t, file)
 			<-g.exited
-			if err := h.j.recordLeader(id, leader); err != nil {
+			if err := h.j.RecordLeader(id, leader); err != nil {
 				t.Fatal(err)
 			}
 			h.start()
@@ -256,7 +258,7 @@ func TestOrphanIgnoringTermIsKilledAfterTheGrace(t *testing.T) {
 	// An ignored signal stays ignored across fork and exec: the sleep ignores SIGTERM too.
 	g := startGroup(t, fmt.Sprintf(`trap '' TERM; sleep 60 & echo $! > %q; wait`, child))
 	sleeper := waitFile(t, child)
-	if err := h.j.recordLeader(id, identity(t, g.pid)); err != nil {
+	if err := h.j.RecordLeader(id, identity(t, g.pid)); err != nil {
 		t.Fatal(err)
 	}
 	began := time.Now()
@@ -297,7 +299,7 @@ shell = 'echo "$$ $%s" > %s'
 	}
 	var id int64
 	eventually(t, "request answered", func() bool { id, _ = h.j.RequestResult(req); return id > 0 })
-	eventually(t, "run finished", func() bool { r, _ := h.j.Run(id); return r.Outcome == OutcomeSuccess })
+	eventually(t, "run finished", func() bool { r, _ := h.j.Run(id); return r.Outcome == journal.OutcomeSuccess })
 	b, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
@@ -307,11 +309,16 @@ shell = 'echo "$$ $%s" > %s'
 	if _, err := fmt.Sscan(string(b), &pid, &token); err != nil {
 		t.Fatalf("%q: %v", b, err)
 	}
-	if token != h.j.runToken(id) || !strings.HasSuffix(token, "-"+strconv.FormatInt(id, 10)) || len(token) < 33 {
-		t.Errorf("the run saw %s=%q, want %q", RunTokenVar, token, h.j.runToken(id))
+	if token != h.j.RunToken(id) || !strings.HasSuffix(token, "-"+strconv.FormatInt(id, 10)) || len(token) < 33 {
+		t.Errorf("the run saw %s=%q, want %q", RunTokenVar, token, h.j.RunToken(id))
 	}
 	var gotPID, startMS int64
-	if err := h.j.db.QueryRow(`SELECT leader_pid, leader_start_ms FROM runs WHERE id = ?`, id).Scan(&gotPID, &startMS); err != nil {
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(h.dir, "journal.db")+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = db.Close() }()
+	if err := db.QueryRow(`SELECT leader_pid, leader_start_ms FROM runs WHERE id = ?`, id).Scan(&gotPID, &startMS); err != nil {
 		t.Fatalf("recorded process of run %d: %v", id, err)
 	}
 	if int(gotPID) != pid || startMS < time.Now().Add(-time.Minute).UnixMilli() {

@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
+
 	"github.com/routinely/routinely/scheduler/action"
 )
 
@@ -31,35 +34,35 @@ func (h *harness) stepMinute() {
 }
 
 func TestOverlapSkip(t *testing.T) {
-	h := overlapHarness(t, OverlapSkip)
+	h := overlapHarness(t, config.OverlapSkip)
 	h.stepMinute()
 	h.act.waitStarted(t)
 	h.stepMinute() // slot 2 while slot 1 runs
-	eventually(t, "skip recorded", func() bool { return countOutcome(runsOf(t, h.j, "slow"), OutcomeSkipped) == 1 })
+	eventually(t, "skip recorded", func() bool { return countOutcome(runsOf(t, h.j, "slow"), journal.OutcomeSkipped) == 1 })
 	close(h.act.block)
-	eventually(t, "first run done", func() bool { return countOutcome(runsOf(t, h.j, "slow"), OutcomeSuccess) == 1 })
+	eventually(t, "first run done", func() bool { return countOutcome(runsOf(t, h.j, "slow"), journal.OutcomeSuccess) == 1 })
 	runs := runsOf(t, h.j, "slow")
-	if runs[0].Outcome != OutcomeSuccess || runs[1].Outcome != OutcomeSkipped || runs[1].Reason != "overlap" {
+	if runs[0].Outcome != journal.OutcomeSuccess || runs[1].Outcome != journal.OutcomeSkipped || runs[1].Reason != "overlap" {
 		t.Fatalf("runs: %+v", runs)
 	}
 }
 
 func TestOverlapQueueKeepsOnePending(t *testing.T) {
-	h := overlapHarness(t, OverlapQueue)
+	h := overlapHarness(t, config.OverlapQueue)
 	h.stepMinute()
 	h.act.waitStarted(t)
 	h.stepMinute() // queued
 	h.stepMinute() // second pending: skipped
-	eventually(t, "skip recorded", func() bool { return countOutcome(runsOf(t, h.j, "slow"), OutcomeSkipped) == 1 })
+	eventually(t, "skip recorded", func() bool { return countOutcome(runsOf(t, h.j, "slow"), journal.OutcomeSkipped) == 1 })
 	close(h.act.block)
-	eventually(t, "queued run done", func() bool { return countOutcome(runsOf(t, h.j, "slow"), OutcomeSuccess) == 2 })
+	eventually(t, "queued run done", func() bool { return countOutcome(runsOf(t, h.j, "slow"), journal.OutcomeSuccess) == 2 })
 	if n := len(h.act.runs()); n != 2 {
 		t.Fatalf("ran %d times, want 2 (one running, one queued)", n)
 	}
 }
 
 func TestOverlapReplaceCancelsRunning(t *testing.T) {
-	h := overlapHarness(t, OverlapReplace)
+	h := overlapHarness(t, config.OverlapReplace)
 	h.stepMinute()
 	h.act.waitStarted(t)
 	h.stepMinute() // replaces the first
@@ -67,16 +70,16 @@ func TestOverlapReplaceCancelsRunning(t *testing.T) {
 	close(h.act.block)
 	eventually(t, "both recorded", func() bool {
 		r := runsOf(t, h.j, "slow")
-		return len(r) == 2 && r[1].Outcome == OutcomeSuccess
+		return len(r) == 2 && r[1].Outcome == journal.OutcomeSuccess
 	})
 	runs := runsOf(t, h.j, "slow")
-	if runs[0].Outcome != OutcomeInterrupted || runs[0].Reason != "replaced" {
+	if runs[0].Outcome != journal.OutcomeInterrupted || runs[0].Reason != "replaced" {
 		t.Fatalf("first run: %+v", runs[0])
 	}
 }
 
 func TestTimeoutAndPanicOutcomes(t *testing.T) {
-	h := overlapHarness(t, OverlapSkip)
+	h := overlapHarness(t, config.OverlapSkip)
 	h.e.mu.Lock()
 	h.e.routines["slow"].r.Timeout = 30 * time.Second
 	h.e.mu.Unlock()
@@ -85,7 +88,7 @@ func TestTimeoutAndPanicOutcomes(t *testing.T) {
 	h.clock.Advance(31 * time.Second)
 	eventually(t, "timeout recorded", func() bool {
 		r := runsOf(t, h.j, "slow")
-		return len(r) == 1 && r[0].Outcome == OutcomeTimeout
+		return len(r) == 1 && r[0].Outcome == journal.OutcomeTimeout
 	})
 	eventually(t, "the timed-out run to end", h.e.idle) // else the next slot meets it: overlap
 	h.act.mu.Lock()
@@ -96,7 +99,7 @@ func TestTimeoutAndPanicOutcomes(t *testing.T) {
 	h.act.waitStarted(t)
 	eventually(t, "crash recorded", func() bool {
 		r := runsOf(t, h.j, "slow")
-		return len(r) == 2 && r[1].Outcome == OutcomeCrashed
+		return len(r) == 2 && r[1].Outcome == journal.OutcomeCrashed
 	})
 }
 
@@ -119,7 +122,7 @@ run = ["/bin/true"]
 	h.gate = newGate(2)
 	h.start()
 	h.stepMinute()
-	eventually(t, "three paused skips", func() bool { return countOutcome(runsOf(t, h.j, "tick"), OutcomeSkipped) == 3 })
+	eventually(t, "three paused skips", func() bool { return countOutcome(runsOf(t, h.j, "tick"), journal.OutcomeSkipped) == 3 })
 	st := h.e.Routines()
 	if len(st) != 1 || !st[0].Paused || st[0].PauseNote != "holiday" {
 		t.Fatalf("state: %+v", st)
@@ -129,12 +132,12 @@ run = ["/bin/true"]
 	}
 	h.e.refreshPauses()
 	h.stepMinute()
-	eventually(t, "run after resume", func() bool { return countOutcome(runsOf(t, h.j, "tick"), OutcomeSuccess) == 1 })
+	eventually(t, "run after resume", func() bool { return countOutcome(runsOf(t, h.j, "tick"), journal.OutcomeSuccess) == 1 })
 	if n := len(h.act.runs()); n != 1 {
 		t.Fatalf("ran %d times after resume, want 1 (no replay)", n)
 	}
 	for _, r := range runsOf(t, h.j, "tick") {
-		if r.Outcome == OutcomeSkipped && r.Reason != "paused" {
+		if r.Outcome == journal.OutcomeSkipped && r.Reason != "paused" {
 			t.Fatalf("skip reason %q", r.Reason)
 		}
 	}
@@ -148,7 +151,7 @@ every = "1m"
 auto_pause_after = 3
 run = ["/bin/false"]
 `, start)
-	h.act.result = func(int) action.Result { return action.Result{Outcome: OutcomeFailed, Attempts: 1} }
+	h.act.result = func(int) action.Result { return action.Result{Outcome: journal.OutcomeFailed, Attempts: 1} }
 	h.start()
 	for range 5 {
 		h.stepMinute()
@@ -156,10 +159,10 @@ run = ["/bin/false"]
 	// A paused slot is recorded by the timer's task itself, which settle does not wait for.
 	eventually(t, "five slots recorded", func() bool { return len(runsOf(t, h.j, "flaky")) == 5 })
 	runs := runsOf(t, h.j, "flaky")
-	if countOutcome(runs, OutcomeFailed) != 3 || countOutcome(runs, OutcomeSkipped) != 2 {
+	if countOutcome(runs, journal.OutcomeFailed) != 3 || countOutcome(runs, journal.OutcomeSkipped) != 2 {
 		t.Fatalf("want 3 failures then 2 paused skips: %+v", runs)
 	}
-	p, _ := h.j.pauseOf("flaky", h.clock.Now())
+	p, _ := h.j.PauseOf("flaky", h.clock.Now())
 	if !p.Paused || p.Note != "auto-paused after 3 consecutive failures" {
 		t.Fatalf("pause: %+v", p)
 	}
@@ -176,9 +179,9 @@ run = ["/bin/false"]
 `, start)
 	h.act.result = func(n int) action.Result {
 		if n <= 5 {
-			return action.Result{Outcome: OutcomeFailed, Attempts: 1, Summary: "exit 1"}
+			return action.Result{Outcome: journal.OutcomeFailed, Attempts: 1, Summary: "exit 1"}
 		}
-		return action.Result{Outcome: OutcomeSuccess, Attempts: 1}
+		return action.Result{Outcome: journal.OutcomeSuccess, Attempts: 1}
 	}
 	h.start()
 	for range 6 {
@@ -195,12 +198,12 @@ run = ["/bin/false"]
 // later slot was recorded skipped, so the next owner's catch-up, which starts after the latest
 // recorded slot, would never see it.)
 func TestQueuedSlotRecordedWhenStopping(t *testing.T) {
-	h := overlapHarness(t, OverlapQueue)
+	h := overlapHarness(t, config.OverlapQueue)
 	h.stepMinute()
 	h.act.waitStarted(t)
 	h.stepMinute() // 08:02 queued
 	h.stepMinute() // 08:03 skipped: one is pending already
-	eventually(t, "skip recorded", func() bool { return countOutcome(runsOf(t, h.j, "slow"), OutcomeSkipped) == 1 })
+	eventually(t, "skip recorded", func() bool { return countOutcome(runsOf(t, h.j, "slow"), journal.OutcomeSkipped) == 1 })
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	_ = h.e.Stop(ctx) // the running 08:01 is cut short
@@ -225,7 +228,7 @@ func TestQueuedSlotRecordedWhenStopping(t *testing.T) {
 // second must be dropped as a duplicate: treated as an overlap it would be recorded skipped (or,
 // under replace, cancel the run), and its record could win the claim so the slot never runs.
 func TestSameSlotDispatchedTwiceRunsOnce(t *testing.T) {
-	for _, policy := range []string{OverlapSkip, OverlapQueue, OverlapReplace} {
+	for _, policy := range []string{config.OverlapSkip, config.OverlapQueue, config.OverlapReplace} {
 		t.Run(policy, func(t *testing.T) {
 			h := overlapHarness(t, policy)
 			close(h.act.block) // runs end at once
@@ -233,15 +236,15 @@ func TestSameSlotDispatchedTwiceRunsOnce(t *testing.T) {
 			h.settle()
 			h.clock.Advance(90 * time.Second) // 08:01:30: the 08:01 slot passed unhandled
 			slot := time.Date(2026, 6, 1, 8, 1, 0, 0, time.UTC)
-			h.e.dispatch("slow", slotEvent{slot: slot, trigger: TriggerCatchUp})  // the wake's catch-up pass
-			h.e.dispatch("slow", slotEvent{slot: slot, trigger: TriggerSchedule}) // the late timer
+			h.e.dispatch("slow", slotEvent{slot: slot, trigger: journal.TriggerCatchUp})  // the wake's catch-up pass
+			h.e.dispatch("slow", slotEvent{slot: slot, trigger: journal.TriggerSchedule}) // the late timer
 			eventually(t, "the slot recorded", func() bool {
 				r := runsOf(t, h.j, "slow")
-				return len(r) == 1 && r[0].Outcome != OutcomeRunning
+				return len(r) == 1 && r[0].Outcome != journal.OutcomeRunning
 			})
 			h.settle()
 			runs := runsOf(t, h.j, "slow")
-			if len(runs) != 1 || runs[0].Outcome != OutcomeSuccess || len(h.act.runs()) != 1 {
+			if len(runs) != 1 || runs[0].Outcome != journal.OutcomeSuccess || len(h.act.runs()) != 1 {
 				t.Fatalf("runs: %+v (%d started)", runs, len(h.act.runs()))
 			}
 		})
@@ -267,7 +270,7 @@ func TestReplacedDuringJitterIsRecorded(t *testing.T) {
 			return a.running != nil && a.pending == nil && a.running.ev.slot.Equal(a.dispatched)
 		})
 	}
-	eventually(t, "two replaced slots recorded", func() bool { return countOutcome(runsOf(t, h.j, "slow"), OutcomeSkipped) == 2 })
+	eventually(t, "two replaced slots recorded", func() bool { return countOutcome(runsOf(t, h.j, "slow"), journal.OutcomeSkipped) == 2 })
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	_ = h.e.Stop(ctx) // the 08:03 run is still waiting for its jitter: Stop cuts it off

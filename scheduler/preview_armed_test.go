@@ -5,6 +5,9 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // An observer's preview of an `every` routine lists the slots its owner really runs: the grid
@@ -17,12 +20,12 @@ func TestPreviewArmedFollowsTheOwnersGrid(t *testing.T) {
 	h.start()
 	h.advance(14*time.Minute, time.Minute) // 08:07:13 and 08:14:13 ran
 
-	ro, err := OpenJournalReadOnly(filepath.Join(h.dir, "journal.db"))
+	ro, err := journal.OpenReadOnly(filepath.Join(h.dir, "journal.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = ro.Close() }()
-	cfg, err := LoadConfig(h.cfg) // as an observer loads it: no anchor
+	cfg, err := config.LoadConfig(h.cfg) // as an observer loads it: no anchor
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // writeDir writes routines.toml into a fresh directory for child processes.
@@ -23,9 +25,9 @@ func writeDir(t *testing.T, body string) string {
 	return dir
 }
 
-func openJournal(t *testing.T, dir string) *Journal {
+func openJournal(t *testing.T, dir string) *journal.Journal {
 	t.Helper()
-	j, err := OpenJournal(filepath.Join(dir, "journal.db"))
+	j, err := journal.Open(filepath.Join(dir, "journal.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,11 +41,11 @@ func TestKillBetweenClaimAndCompletion(t *testing.T) {
 	dir := writeDir(t, "[[routine]]\nname = \"tick\"\nevery = \"1s\"\nrun = [\"/bin/true\"]\n")
 	j := openJournal(t, dir)
 	child := startChild(t, "owner-block", dir, "ROUTINELY_TEST_EPOCH=1")
-	var claimed Run
+	var claimed journal.Run
 	eventually(t, "a claimed running slot", func() bool {
 		runs, _ := j.History("tick", 0)
 		for _, r := range runs {
-			if r.Outcome == OutcomeRunning {
+			if r.Outcome == journal.OutcomeRunning {
 				claimed = r
 				return true
 			}
@@ -59,13 +61,13 @@ func TestKillBetweenClaimAndCompletion(t *testing.T) {
 	next := startChild(t, "owner-fast", dir, "ROUTINELY_TEST_EPOCH=2")
 	eventually(t, "the next owner runs", func() bool {
 		runs, _ := j.History("tick", 0)
-		return countOutcome(runs, OutcomeSuccess) >= 2
+		return countOutcome(runs, journal.OutcomeSuccess) >= 2
 	})
 	_ = next.Process.Signal(syscall.SIGTERM)
 	_ = next.Wait()
 
 	r, err := j.Run(claimed.ID)
-	if err != nil || r.Outcome != OutcomeInterrupted || r.Epoch != 1 {
+	if err != nil || r.Outcome != journal.OutcomeInterrupted || r.Epoch != 1 {
 		t.Fatalf("claimed run after the kill: %+v %v", r, err)
 	}
 	runs, _ := j.History("tick", 0)
@@ -84,7 +86,7 @@ func TestKillBetweenClaimAndCompletion(t *testing.T) {
 	if _, err := j.Acquire(3, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := j.Claim(claim{Routine: "tick", Slot: claimed.Slot, Trigger: TriggerCatchUp, Outcome: OutcomeRunning}); !errors.Is(err, ErrSlotClaimed) {
+	if _, err := j.Claim(journal.Claim{Routine: "tick", Slot: claimed.Slot, Trigger: journal.TriggerCatchUp, Outcome: journal.OutcomeRunning}); !errors.Is(err, journal.ErrSlotClaimed) {
 		t.Fatalf("re-claiming the interrupted slot: %v, want ErrSlotClaimed", err)
 	}
 }
@@ -100,7 +102,7 @@ func TestTwoOwnersInSequenceNeverClaimTheSameSlot(t *testing.T) {
 			runs, _ := j.History("tick", 0)
 			n := 0
 			for _, r := range runs {
-				if r.Epoch == uint64(epoch) && r.Outcome == OutcomeSuccess {
+				if r.Epoch == uint64(epoch) && r.Outcome == journal.OutcomeSuccess {
 					n++
 				}
 			}
@@ -118,7 +120,7 @@ func TestTwoOwnersInSequenceNeverClaimTheSameSlot(t *testing.T) {
 		}
 		seen[r.Slot.UnixNano()] = true
 	}
-	if countOutcome(runs, OutcomeMissed)+countOutcome(runs, OutcomeSuccess) < 4 {
+	if countOutcome(runs, journal.OutcomeMissed)+countOutcome(runs, journal.OutcomeSuccess) < 4 {
 		t.Fatalf("runs: %+v", runs)
 	}
 }
@@ -131,7 +133,7 @@ func TestStoppedProcessDoesNotBurst(t *testing.T) {
 	c := startChild(t, "owner-fast", dir, "ROUTINELY_TEST_EPOCH=1")
 	eventually(t, "first runs", func() bool {
 		runs, _ := j.History("tick", 0)
-		return countOutcome(runs, OutcomeSuccess) >= 2
+		return countOutcome(runs, journal.OutcomeSuccess) >= 2
 	})
 	if err := c.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
@@ -147,15 +149,15 @@ func TestStoppedProcessDoesNotBurst(t *testing.T) {
 	runs, _ := j.History("tick", 0)
 	inSecond := 0
 	for _, r := range runs {
-		if r.Outcome == OutcomeSuccess && r.Started != nil && !r.Started.Before(cont) && r.Started.Before(cont.Add(time.Second)) {
+		if r.Outcome == journal.OutcomeSuccess && r.Started != nil && !r.Started.Before(cont) && r.Started.Before(cont.Add(time.Second)) {
 			inSecond++
 		}
 	}
 	if inSecond > 2 {
 		t.Fatalf("%d runs in the second after SIGCONT, want at most 2", inSecond)
 	}
-	if countOutcome(runs, OutcomeMissed) < 3 {
-		t.Fatalf("stopped slots not recorded missed: %d missed", countOutcome(runs, OutcomeMissed))
+	if countOutcome(runs, journal.OutcomeMissed) < 3 {
+		t.Fatalf("stopped slots not recorded missed: %d missed", countOutcome(runs, journal.OutcomeMissed))
 	}
 }
 
@@ -171,11 +173,11 @@ func TestRunNowFromAnotherProcess(t *testing.T) {
 	if err != nil {
 		t.Fatalf("request output %q: %v", req, err)
 	}
-	eventually(t, "manual run recorded", func() bool { r, _ := j.Run(runID); return r.Outcome == OutcomeSuccess })
+	eventually(t, "manual run recorded", func() bool { r, _ := j.Run(runID); return r.Outcome == journal.OutcomeSuccess })
 	_ = owner.Process.Signal(syscall.SIGTERM)
 	_ = owner.Wait()
 	runs, _ := j.History("brief", 0)
-	if len(runs) != 1 || runs[0].Trigger != TriggerManual || runs[0].Epoch != 1 || runs[0].ID != runID {
+	if len(runs) != 1 || runs[0].Trigger != journal.TriggerManual || runs[0].Epoch != 1 || runs[0].ID != runID {
 		t.Fatalf("runs: %+v", runs)
 	}
 	if _, err := j.RequestRun("nope"); err != nil {
@@ -210,12 +212,12 @@ func TestReaderProcessBesideWritingOwner(t *testing.T) {
 	base := time.Unix(1_700_000_000, 0)
 	writes := 0
 	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); writes++ {
-		id, err := j.Claim(claim{Routine: "r", Slot: base.Add(time.Duration(writes) * time.Second), Trigger: TriggerSchedule,
-			Outcome: OutcomeRunning, Started: time.Now()})
+		id, err := j.Claim(journal.Claim{Routine: "r", Slot: base.Add(time.Duration(writes) * time.Second), Trigger: journal.TriggerSchedule,
+			Outcome: journal.OutcomeRunning, Started: time.Now()})
 		if err != nil {
 			t.Fatalf("claim %d beside a reader: %v", writes, err)
 		}
-		if err := j.Finish(id, finish{Outcome: OutcomeSuccess, Finished: time.Now(), Output: []byte("ok")}); err != nil {
+		if err := j.Finish(id, journal.Result{Outcome: journal.OutcomeSuccess, Finished: time.Now(), Output: []byte("ok")}); err != nil {
 			t.Fatalf("finish %d beside a reader: %v", writes, err)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // A config edit applies on its own (fsnotify); a file that does not parse keeps the last good
@@ -35,7 +37,7 @@ func TestConfigReload(t *testing.T) {
 	})
 	h.advance(time.Minute, time.Minute)
 	eventually(t, "a and b run", func() bool {
-		return countOutcome(runsOf(t, h.j, "a"), OutcomeSuccess) == 2 && countOutcome(runsOf(t, h.j, "b"), OutcomeSuccess) == 1
+		return countOutcome(runsOf(t, h.j, "a"), journal.OutcomeSuccess) == 2 && countOutcome(runsOf(t, h.j, "b"), journal.OutcomeSuccess) == 1
 	})
 	var disabled string
 	for _, s := range h.e.Routines() {

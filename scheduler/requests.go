@@ -5,6 +5,8 @@ package scheduler
 import (
 	"fmt"
 	"time"
+
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // pollRequests picks up run-now requests from the journal every pollEvery (< 1 s) and
@@ -40,7 +42,7 @@ func (e *Engine) serveRequests() {
 	if !e.gate.Admitting() {
 		return
 	}
-	reqs, err := e.j.pendingRequests()
+	reqs, err := e.j.PendingRequests()
 	if err != nil {
 		e.log.Warn("run-now requests", "err", err)
 		return
@@ -54,19 +56,19 @@ func (e *Engine) serveRequests() {
 			continue
 		}
 		if !known {
-			_ = e.j.answerRequest(rq.ID, 0, fmt.Sprintf("no routine %q in the owner's configuration", rq.Routine))
+			_ = e.j.AnswerRequest(rq.ID, 0, fmt.Sprintf("no routine %q in the owner's configuration", rq.Routine))
 			continue
 		}
 		// Mark it taken before dispatching so the next poll does not pick it again; the run's
 		// claim (or its skip record) replaces the placeholder with the run id.
-		if err := e.j.answerRequest(rq.ID, -1, ""); err != nil {
+		if err := e.j.AnswerRequest(rq.ID, -1, ""); err != nil {
 			e.log.Warn("take run-now request", "err", err)
 			continue
 		}
 		e.mu.Lock()
 		e.taken[rq.ID] = true
 		e.mu.Unlock()
-		e.dispatch(rq.Routine, slotEvent{slot: e.clock.Now().Truncate(time.Second), trigger: TriggerManual,
+		e.dispatch(rq.Routine, slotEvent{slot: e.clock.Now().Truncate(time.Second), trigger: journal.TriggerManual,
 			key: fmt.Sprintf("manual:%d", rq.ID), requestID: rq.ID})
 	}
 }
@@ -74,7 +76,7 @@ func (e *Engine) serveRequests() {
 // refreshPauses re-reads the pauses from the journal (any process may pause or resume), so the
 // run path checks a pause in memory instead of querying SQLite for every slot.
 func (e *Engine) refreshPauses() {
-	p, err := e.j.pauses(e.clock.Now())
+	p, err := e.j.Pauses(e.clock.Now())
 	if err != nil {
 		e.log.Warn("read pauses", "err", err)
 		return
@@ -86,13 +88,13 @@ func (e *Engine) refreshPauses() {
 
 // pauseOfLocked returns routine's effective pause at now from the cache: its own, else the
 // global one; a pause whose end has passed no longer counts.
-func (e *Engine) pauseOfLocked(routine string, now time.Time) pause {
+func (e *Engine) pauseOfLocked(routine string, now time.Time) journal.Pause {
 	p, ok := e.pauses[routine]
 	if !ok {
 		p = e.pauses[""]
 	}
 	if p.Until != nil && !now.Before(*p.Until) {
-		return pause{}
+		return journal.Pause{}
 	}
 	return p
 }

@@ -9,6 +9,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
+
 	"github.com/jonboulle/clockwork"
 
 	"github.com/routinely/routinely/ownership"
@@ -17,7 +20,7 @@ import (
 
 // lateBy is how long after its slot a run started (0 for run-now requests and early starts).
 func lateBy(start time.Time, ev slotEvent) time.Duration {
-	if ev.trigger == TriggerManual || start.Before(ev.slot) {
+	if ev.trigger == journal.TriggerManual || start.Before(ev.slot) {
 		return 0
 	}
 	return start.Sub(ev.slot)
@@ -27,15 +30,15 @@ func lateBy(start time.Time, ev slotEvent) time.Duration {
 // handle, the claim (durable before anything else happens), the action at its start instant
 // with the routine's timeout, and the record of its result. It never panics. refused reports
 // that the handle did not admit the run (the owner is yielding): nothing was written for the slot.
-func (e *Engine) execute(ctx context.Context, r *Routine, run *inflight) (refused bool) {
+func (e *Engine) execute(ctx context.Context, r *config.Routine, run *inflight) (refused bool) {
 	ev := run.ev
 	// at is when the action is due to start: the slot (a timer fires claimLead early), or now
 	// for a late slot and a run-now request, plus the jitter.
 	at := e.clock.Now()
-	if ev.trigger != TriggerManual && ev.slot.After(at) {
+	if ev.trigger != journal.TriggerManual && ev.slot.After(at) {
 		at = ev.slot
 	}
-	if r.Jitter > 0 && ev.trigger != TriggerManual {
+	if r.Jitter > 0 && ev.trigger != journal.TriggerManual {
 		at = at.Add(e.jitter(r.Jitter))
 		if !e.waitUntil(at.Add(-claimLead), ctx.Done()) {
 			e.notStarted(r.Name, ev, context.Cause(ctx), false)
@@ -54,17 +57,17 @@ func (e *Engine) execute(ctx context.Context, r *Routine, run *inflight) (refuse
 	// The claim says when the slot was claimed (the owner held it then, even if it dies before
 	// the start); Finish records when the action really started.
 	claimed := e.clock.Now()
-	c := claim{Routine: r.Name, Slot: ev.slot, Key: ev.key, Trigger: ev.trigger,
-		Outcome: OutcomeRunning, Started: claimed, LateBy: lateBy(claimed, ev)}
+	c := journal.Claim{Routine: r.Name, Slot: ev.slot, Key: ev.key, Trigger: ev.trigger,
+		Outcome: journal.OutcomeRunning, Started: claimed, LateBy: lateBy(claimed, ev)}
 	e.setClaiming(run)
 	waitFrom := time.Now() // real time: SQLite's busy wait does not follow the engine clock
 	id, err := e.j.Claim(c)
 	e.claimSettled(r.Name, run, claimed, time.Since(waitFrom), err)
 	if ev.requestID != 0 && err == nil {
-		_ = e.j.answerRequest(ev.requestID, id, "")
+		_ = e.j.AnswerRequest(ev.requestID, id, "")
 	}
 	switch {
-	case errors.Is(err, ErrSlotClaimed):
+	case errors.Is(err, journal.ErrSlotClaimed):
 		e.duplicates.Add(1)
 		return
 	case refusedByJournal(err):
@@ -82,12 +85,12 @@ func (e *Engine) execute(ctx context.Context, r *Routine, run *inflight) (refuse
 	reason := ""
 	switch cause := context.Cause(ctx); {
 	case errors.Is(cause, errReplaced):
-		res.Outcome, reason = OutcomeInterrupted, "replaced"
+		res.Outcome, reason = journal.OutcomeInterrupted, "replaced"
 	case ctx.Err() != nil && !errors.Is(cause, context.DeadlineExceeded):
-		res.Outcome, reason = OutcomeInterrupted, "shutdown"
+		res.Outcome, reason = journal.OutcomeInterrupted, "shutdown"
 	}
 	finished := e.clock.Now()
-	if err := e.finishWithRetry(r.Name, id, finish{Outcome: res.Outcome, Reason: reason, Started: started, LateBy: lateBy(started, ev),
+	if err := e.finishWithRetry(r.Name, id, journal.Result{Outcome: res.Outcome, Reason: reason, Started: started, LateBy: lateBy(started, ev),
 		Finished: finished, ExitCode: res.ExitCode, Attempts: res.Attempts, Summary: res.Summary, Output: res.Output}); err != nil {
 		e.log.Error("record run", "routine", r.Name, "run", id, "err", err)
 		return
@@ -97,20 +100,20 @@ func (e *Engine) execute(ctx context.Context, r *Routine, run *inflight) (refuse
 	}
 	e.logRun(r, ev, id, res, reason, finished.Sub(started))
 	e.afterRun(r, res)
-	e.j.pruneLater(r.Name, r.KeepRuns)
+	e.j.PruneLater(r.Name, r.KeepRuns)
 	return false
 }
 
 // logRun writes the one log line of a finished run: info, or a warning when it failed, timed
 // out, crashed or was interrupted. duration is from the run's start to its record.
-func (e *Engine) logRun(r *Routine, ev slotEvent, id int64, res action.Result, reason string, duration time.Duration) {
+func (e *Engine) logRun(r *config.Routine, ev slotEvent, id int64, res action.Result, reason string, duration time.Duration) {
 	level := slog.LevelInfo
 	attrs := []any{"routine", r.Name, "slot", ev.slot.In(r.Location).Format(time.RFC3339),
 		"outcome", res.Outcome, "duration", duration.Round(time.Millisecond), "run", id}
-	if ev.trigger != TriggerSchedule {
+	if ev.trigger != journal.TriggerSchedule {
 		attrs = append(attrs, "trigger", ev.trigger)
 	}
-	if isFailure(res.Outcome) || res.Outcome == OutcomeInterrupted {
+	if isFailure(res.Outcome) || res.Outcome == journal.OutcomeInterrupted {
 		level = slog.LevelWarn
 		if reason != "" {
 			attrs = append(attrs, "reason", reason)
@@ -138,15 +141,15 @@ func truncate(s string, n int) string {
 // routine's timeout (on the engine clock), mapping a deadline to `timeout` and a panic to
 // `crashed`. started is when the action started; zero, with an empty result, when ctx ended
 // before at (the caller records why).
-func (e *Engine) runAction(parent context.Context, r *Routine, ev slotEvent, id int64, at time.Time) (res action.Result, started time.Time) {
+func (e *Engine) runAction(parent context.Context, r *config.Routine, ev slotEvent, id int64, at time.Time) (res action.Result, started time.Time) {
 	defer func() {
 		if v := recover(); v != nil {
-			res = action.Result{Outcome: OutcomeCrashed, Summary: fmt.Sprintf("panic: %v", v), Attempts: 1}
+			res = action.Result{Outcome: journal.OutcomeCrashed, Summary: fmt.Sprintf("panic: %v", v), Attempts: 1}
 		}
 	}()
 	act, err := e.newAction(r)
 	if err != nil {
-		return action.Result{Outcome: OutcomeFailed, Summary: err.Error(), Attempts: 1}, e.clock.Now()
+		return action.Result{Outcome: journal.OutcomeFailed, Summary: err.Error(), Attempts: 1}, e.clock.Now()
 	}
 	in := e.actionInput(r, ev, id)
 	if !e.waitUntil(at, parent.Done()) {
@@ -158,11 +161,11 @@ func (e *Engine) runAction(parent context.Context, r *Routine, ev slotEvent, id 
 	res = act.Run(ctx, in)
 	// A command cut off by the routine's timeout is `timeout`; watch and ping report a timed-out
 	// request as `failed` with its cause themselves, so only commands are relabelled.
-	if timedOut(ctx) && isCommand(r.Spec) && res.Outcome != OutcomeSuccess {
-		res.Outcome = OutcomeTimeout
+	if timedOut(ctx) && isCommand(r.Spec) && res.Outcome != journal.OutcomeSuccess {
+		res.Outcome = journal.OutcomeTimeout
 	}
 	if res.Outcome == "" {
-		res.Outcome = OutcomeFailed
+		res.Outcome = journal.OutcomeFailed
 	}
 	if res.Attempts == 0 {
 		res.Attempts = 1
@@ -173,7 +176,7 @@ func (e *Engine) runAction(parent context.Context, r *Routine, ev slotEvent, id 
 // actionInput is what the action of run id gets: the routine's environment plus the ROUTINELY_*
 // variables (routine, slot in RFC 3339 in the routine's zone, run id, epoch, trigger)
 // and the run's token (RunTokenVar), and an OnStart that records each process it starts.
-func (e *Engine) actionInput(r *Routine, ev slotEvent, id int64) action.Input {
+func (e *Engine) actionInput(r *config.Routine, ev slotEvent, id int64) action.Input {
 	epoch := e.gate.Epoch()
 	env := make([]string, 0, len(r.Env)+6)
 	for k, v := range r.Env {
@@ -185,7 +188,7 @@ func (e *Engine) actionInput(r *Routine, ev slotEvent, id int64) action.Input {
 		"ROUTINELY_RUN_ID="+strconv.FormatInt(id, 10),
 		"ROUTINELY_EPOCH="+strconv.FormatUint(epoch, 10),
 		"ROUTINELY_TRIGGER="+ev.trigger,
-		RunTokenVar+"="+e.j.runToken(id),
+		RunTokenVar+"="+e.j.RunToken(id),
 	)
 	return action.Input{Routine: r.Name, Slot: ev.slot, RunID: id, Epoch: epoch, Trigger: ev.trigger,
 		Dir: r.Dir, Env: env, Timeout: r.Timeout, OnStart: func(pid int) { e.recordLeader(r.Name, id, pid) }}
@@ -201,7 +204,7 @@ func (e *Engine) recordLeader(routine string, id int64, pid int) {
 		e.log.Warn("cannot read the start time of a run's process", "routine", routine, "run", id, "pid", pid, "err", err)
 		p = ownership.ProcessIdentity{PID: pid}
 	}
-	if err := e.j.recordLeader(id, p); err != nil {
+	if err := e.j.RecordLeader(id, p); err != nil {
 		e.log.Warn("cannot record a run's process", "routine", routine, "run", id, "pid", pid, "err", err)
 	}
 }

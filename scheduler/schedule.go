@@ -4,137 +4,15 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/robfig/cron/v3"
+	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 )
-
-// schedule computes slots: the scheduled instants of a routine. The same value is handed to
-// gocron (as its Cron implementation) and used by Preview, catch-up and the run path, so the
-// preview, the armed timers and the claimed slots cannot disagree.
-type schedule interface {
-	// next returns the first slot strictly after t (zero if none).
-	next(t time.Time) time.Time
-}
-
-// calendarSchedule is a cron or `at` schedule evaluated on the wall clock of loc. Specs are
-// matched in civil time (a UTC calendar without DST) and each civil match is mapped to one
-// instant: a repeated wall time (DST fall-back) maps to its first occurrence, a non-existent one
-// (spring-forward gap) to the transition instant. Several gap times therefore collapse into one
-// slot, and the second pass through a repeated hour produces no slot at all.
-type calendarSchedule struct {
-	specs []*cron.SpecSchedule // in civil time (Location = UTC); next = earliest of them
-	loc   *time.Location
-}
-
-// slotHorizonYears bounds every search for a calendar slot. A cron or `at` schedule that fires
-// at all fires within any 8 years: its time-of-day fields match every day they allow, and the
-// rarest day a five-field cron can name is 29 February, which skips 2100 (2096 → 2104). So a
-// schedule with no slot within 10 years of any instant never fires (validation refuses it), and
-// one routine's slot computation costs at most this span of calendar scanning.
-const slotHorizonYears = 10
-
-// next returns the first slot strictly after t, or zero when none lies within slotHorizonYears.
-func (c *calendarSchedule) next(t time.Time) time.Time {
-	civil := toCivil(t.In(c.loc))
-	end := civil.AddDate(slotHorizonYears, 0, 0)
-	// Loop because in a repeated hour the first occurrence of a civil match can lie before t;
-	// each pass moves civil forward, so the horizon ends the loop.
-	for civil.Before(end) {
-		var best time.Time
-		for _, s := range c.specs {
-			n := specNext(s, civil, end)
-			if !n.IsZero() && (best.IsZero() || n.Before(best)) {
-				best = n
-			}
-		}
-		if best.IsZero() {
-			return time.Time{}
-		}
-		inst := civilToInstant(best, c.loc)
-		if inst.After(t) {
-			return inst
-		}
-		civil = best
-	}
-	return time.Time{}
-}
-
-// specNext is s.Next(civil) searched up to end (zero when no match is before end). The cron
-// library gives up after the fifth calendar year after civil's and returns zero; the search
-// goes on from the end of that year, so a 29 February across 2100 is still found.
-func specNext(s *cron.SpecSchedule, civil, end time.Time) time.Time {
-	for civil.Before(end) {
-		n := s.Next(civil)
-		if !n.IsZero() {
-			if n.After(end) {
-				return time.Time{}
-			}
-			return n
-		}
-		// Next searched from civil's next whole second through the end of that year + 5.
-		last := civil.Truncate(time.Second).Add(time.Second).Year() + 5
-		civil = time.Date(last, time.December, 31, 23, 59, 59, 0, time.UTC)
-	}
-	return time.Time{}
-}
-
-// everySchedule is a fixed grid anchor + k*every; the anchor is persisted so the phase survives
-// restarts and handoffs.
-type everySchedule struct {
-	every  time.Duration
-	anchor time.Time
-}
-
-func (e *everySchedule) next(t time.Time) time.Time {
-	if t.Before(e.anchor) {
-		return e.anchor.UTC()
-	}
-	k := t.Sub(e.anchor) / e.every
-	return e.anchor.Add((k + 1) * e.every).UTC()
-}
-
-// prevSlot returns the latest slot at or before t, searching back at most lookback (zero if
-// none). It steps with next, so it agrees with next by construction.
-func prevSlot(s schedule, t time.Time, lookback time.Duration) time.Time {
-	if es, ok := s.(*everySchedule); ok {
-		if t.Before(es.anchor) {
-			return time.Time{}
-		}
-		k := t.Sub(es.anchor) / es.every
-		return es.anchor.Add(k * es.every).UTC()
-	}
-	// Calendar: find the latest slot in (t-lookback, t] by galloping windows backwards.
-	for win := time.Hour; ; win *= 4 {
-		if win > lookback {
-			win = lookback
-		}
-		var last time.Time
-		for n := s.next(t.Add(-win)); !n.IsZero() && !n.After(t); n = s.next(n) {
-			last = n
-		}
-		if !last.IsZero() || win >= lookback {
-			return last
-		}
-	}
-}
-
-// slotsBetween returns the slots in (from, to], at most limit of the newest ones, and how many
-// older ones were left out.
-func slotsBetween(s schedule, from, to time.Time, limit int) (slots []time.Time, dropped int) {
-	for n := s.next(from); !n.IsZero() && !n.After(to); n = s.next(n) {
-		slots = append(slots, n)
-		if len(slots) > limit {
-			slots = slots[1:]
-			dropped++
-		}
-	}
-	return slots, dropped
-}
 
 // cronAdapter lets gocron arm a routine with our slot computation (gocron.WithCronImplementation).
 // Its timer fires lead before each slot (claimLead: fire maps the early timer to its slot, the
 // claim is written during the lead and the run starts at the slot).
 type cronAdapter struct {
-	s    schedule
+	s    config.Schedule
 	lead time.Duration
 }
 
@@ -148,12 +26,12 @@ func (a cronAdapter) IsValid(string, *time.Location, time.Time) error { return n
 // It never returns zero: when arming a job gocron loops `for next.Before(now) { next = Next(next) }`,
 // and the zero time is before every now, so a schedule without slots spun that loop at 100 % CPU
 // inside gocron's scheduler goroutine, stalling every routine and Stop. Without a slot within
-// the horizon it returns t + slotHorizonYears instead: that timer's fire finds no slot and
+// the horizon it returns t + config.SlotHorizonYears instead: that timer's fire finds no slot and
 // does nothing.
 func (a cronAdapter) Next(t time.Time) time.Time {
-	slot := a.s.next(t.Add(a.lead))
+	slot := a.s.Next(t.Add(a.lead))
 	if slot.IsZero() {
-		return t.AddDate(slotHorizonYears, 0, 0).UTC()
+		return t.AddDate(config.SlotHorizonYears, 0, 0).UTC()
 	}
 	return slot.Add(-a.lead).UTC()
 }
@@ -163,7 +41,7 @@ func (a cronAdapter) Next(t time.Time) time.Time {
 // is within the lead) or falls in now's second (gocron would take it for a DST repeat of now and
 // skip it). A job's later fire times are at least a second apart, so that happens only here.
 func (a cronAdapter) startsAtOnce(now time.Time) bool {
-	slot := a.s.next(now)
+	slot := a.s.Next(now)
 	if slot.IsZero() {
 		return false
 	}
@@ -171,111 +49,42 @@ func (a cronAdapter) startsAtOnce(now time.Time) bool {
 	return !at.After(now) || at.Unix() == now.Unix()
 }
 
-// toCivil returns t's wall-clock fields as a UTC time (a civil time without DST).
-func toCivil(t time.Time) time.Time {
-	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC)
-}
-
-// civilToInstant maps a civil time to an instant in loc: the first occurrence when the wall
-// time repeats, the transition instant when it does not exist.
-func civilToInstant(civil time.Time, loc *time.Location) time.Time {
-	var offsets []int
-	for _, d := range []time.Duration{-36 * time.Hour, 0, 36 * time.Hour} {
-		_, off := civil.Add(d).In(loc).Zone()
-		offsets = appendUnique(offsets, off)
+// Preview returns the next n slots of r strictly after from, computed by the schedule value
+// that is handed to gocron when the routine is armed. For `every` routines with no Anchor the
+// grid starts at from (as arming at from would). It returns an error for a nil routine or
+// n < 0.
+func Preview(r *config.Routine, from time.Time, n int) ([]time.Time, error) {
+	if r == nil || r.Kind == "" {
+		return nil, fmt.Errorf("preview: %w", config.ErrUnknownRoutine)
 	}
-	var first, gapEnd time.Time
-	for _, off := range offsets {
-		cand := civil.Add(-time.Duration(off) * time.Second).In(loc)
-		cc := toCivil(cand)
-		switch {
-		case cc.Equal(civil):
-			if first.IsZero() || cand.Before(first) {
-				first = cand
-			}
-		case cc.After(civil):
-			// civil lies in a gap just before cand's zone period began.
-			start, _ := cand.ZoneBounds()
-			if !start.IsZero() && toCivil(start).After(civil) && (gapEnd.IsZero() || start.Before(gapEnd)) {
-				gapEnd = start
-			}
+	if n < 0 {
+		return nil, fmt.Errorf("preview: negative count %d", n)
+	}
+	s := r.Slots(from)
+	out := make([]time.Time, 0, n)
+	for t := from; len(out) < n; {
+		t = s.Next(t)
+		if t.IsZero() {
+			break
 		}
+		out = append(out, t.In(r.Location))
 	}
-	if !first.IsZero() {
-		return first
-	}
-	if !gapEnd.IsZero() {
-		return gapEnd.In(loc)
-	}
-	return time.Date(civil.Year(), civil.Month(), civil.Day(), civil.Hour(), civil.Minute(), civil.Second(), civil.Nanosecond(), loc)
+	return out, nil
 }
 
-func appendUnique(s []int, v int) []int {
-	for _, x := range s {
-		if x == v {
-			return s
+// PreviewArmed returns the next n slots of r strictly after from as its owner runs them:
+// Preview of r with the `every` grid anchor the owner persisted when it armed r (kept while the
+// interval stays the same), so an observer lists the instants the owner's timers fire at, not a
+// grid counted from from. With no persisted anchor (j is nil because no journal exists yet,
+// nothing armed r yet, or its interval changed since) the grid starts at from, as arming at from
+// would start it. r is not modified. Errors: Preview's; the journal query error, wrapped.
+func PreviewArmed(j *journal.Journal, r *config.Routine, from time.Time, n int) ([]time.Time, error) {
+	if j != nil && r != nil {
+		anchored, err := j.Anchored(r)
+		if err != nil {
+			return nil, fmt.Errorf("preview: %w", err)
 		}
+		r = anchored
 	}
-	return append(s, v)
-}
-
-// cronParser accepts 5 fields, 6 with leading seconds, and @daily-style descriptors.
-var cronParser = cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
-
-// parseCron compiles a cron expression to a civil-time spec. @every and TZ= prefixes are
-// refused: routines.toml has `every` and `timezone` keys for those.
-func parseCron(expr string) (*cron.SpecSchedule, error) {
-	if len(expr) > 0 && (expr[0] == 'T' || expr[0] == 'C') {
-		return nil, fmt.Errorf("cron %q: use the timezone key instead of a TZ= prefix", expr)
-	}
-	sched, err := cronParser.Parse(expr)
-	if err != nil {
-		return nil, fmt.Errorf("cron %q: %w", expr, err)
-	}
-	spec, ok := sched.(*cron.SpecSchedule)
-	if !ok {
-		return nil, fmt.Errorf("cron %q: use the every key for fixed intervals", expr)
-	}
-	spec.Location = time.UTC
-	return spec, nil
-}
-
-// atSpec builds the civil spec for one `at` time ("HH:MM" or "HH:MM:SS") on the given days
-// (empty: every day).
-func atSpec(hhmm string, days []time.Weekday) (*cron.SpecSchedule, error) {
-	var h, m, s int
-	var rest string
-	n, _ := fmt.Sscanf(hhmm, "%d:%d%s", &h, &m, &rest)
-	if n < 2 || len(hhmm) < 4 {
-		return nil, fmt.Errorf("at %q: want HH:MM", hhmm)
-	}
-	if rest != "" {
-		if _, err := fmt.Sscanf(rest, ":%d", &s); err != nil || len(rest) != 3 {
-			return nil, fmt.Errorf("at %q: want HH:MM or HH:MM:SS", hhmm)
-		}
-	}
-	if h < 0 || h > 23 || m < 0 || m > 59 || s < 0 || s > 59 {
-		return nil, fmt.Errorf("at %q: hour 0-23, minute and second 0-59", hhmm)
-	}
-	const star = 1 << 63
-	spec := &cron.SpecSchedule{
-		Second: 1 << uint(s), Minute: 1 << uint(m), Hour: 1 << uint(h),
-		Dom: allBits(1, 31) | star, Month: allBits(1, 12) | star, Location: time.UTC,
-	}
-	if len(days) == 0 {
-		spec.Dow = allBits(0, 6) | star
-	} else {
-		for _, d := range days {
-			spec.Dow |= 1 << uint(d)
-		}
-	}
-	return spec, nil
-}
-
-func allBits(lo, hi uint) uint64 {
-	var b uint64
-	for i := lo; i <= hi; i++ {
-		b |= 1 << i
-	}
-	return b
+	return Preview(r, from, n)
 }

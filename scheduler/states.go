@@ -3,6 +3,9 @@ package scheduler
 import (
 	"fmt"
 	"time"
+
+	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // States returns what observers show for each routine of cfg at now, from the journal alone
@@ -12,24 +15,26 @@ import (
 // entry per disabled routine with its validation message. j may be nil when no journal exists
 // yet (nothing has owned the profile): then nothing has run. cfg is not modified (the engine's
 // live set is passed here while runs read it). Errors: journal query errors, wrapped.
-func States(cfg *Config, j *Journal, now time.Time) ([]RoutineState, error) {
+func States(cfg *config.Config, j *journal.Journal, now time.Time) ([]RoutineState, error) {
 	if cfg == nil {
 		return nil, nil
 	}
-	var anchors map[string]time.Time
-	var pauses map[string]pause
+	var pauses map[string]journal.Pause
 	if j != nil { // nil: no journal yet, nothing has owned this profile
 		var err error
-		if anchors, err = j.anchors(cfg); err != nil {
-			return nil, err
-		}
-		if pauses, err = j.pauses(now); err != nil {
+		if pauses, err = j.Pauses(now); err != nil {
 			return nil, err
 		}
 	}
 	out := make([]RoutineState, 0, len(cfg.Routines))
 	for _, r := range cfg.Routines {
-		st, err := routineState(withAnchor(r, anchors), j, pauses, now)
+		if j != nil {
+			var err error
+			if r, err = j.Anchored(r); err != nil {
+				return nil, err
+			}
+		}
+		st, err := routineState(r, j, pauses, now)
 		if err != nil {
 			return nil, err
 		}
@@ -39,7 +44,7 @@ func States(cfg *Config, j *Journal, now time.Time) ([]RoutineState, error) {
 }
 
 // routineState is one valid routine's state from the journal.
-func routineState(r *Routine, j *Journal, pauses map[string]pause, now time.Time) (RoutineState, error) {
+func routineState(r *config.Routine, j *journal.Journal, pauses map[string]journal.Pause, now time.Time) (RoutineState, error) {
 	st := RoutineState{Name: r.Name, Schedule: r.Describe(), Action: r.Action, Timezone: r.Timezone}
 	p, ok := pauses[r.Name]
 	if !ok {
@@ -72,13 +77,13 @@ func routineState(r *Routine, j *Journal, pauses map[string]pause, now time.Time
 	}
 	if len(runs) == 1 {
 		st.Last = &runs[0]
-		st.Running = runs[0].Outcome == OutcomeRunning
+		st.Running = runs[0].Outcome == journal.OutcomeRunning
 	}
 	return st, nil
 }
 
 // disabledStates lists the routines that failed validation, with their first problem.
-func disabledStates(cfg *Config) []RoutineState {
+func disabledStates(cfg *config.Config) []RoutineState {
 	var out []RoutineState
 	seen := map[string]bool{}
 	for _, r := range cfg.Routines {

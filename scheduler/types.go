@@ -1,71 +1,12 @@
 package scheduler
 
-// The shared types app/cli and app/desktop show: outcomes, triggers, policies, runs, states.
+// The shared types app/cli and app/desktop show: routine states, notifications.
 
-import "time"
+import (
+	"time"
 
-// Overlap policies (routines.toml "overlap").
-const (
-	OverlapSkip    = "skip"
-	OverlapQueue   = "queue"
-	OverlapReplace = "replace"
+	"github.com/routinely/routinely/scheduler/journal"
 )
-
-// Catch-up policies (routines.toml "catch_up").
-const (
-	CatchUpOnce = "once"
-	CatchUpSkip = "skip"
-)
-
-// Triggers (journal "trigger", env ROUTINELY_TRIGGER).
-const (
-	TriggerSchedule = "schedule"
-	TriggerCatchUp  = "catch-up"
-	TriggerManual   = "manual"
-	TriggerRetry    = "retry"
-)
-
-// Outcomes (journal "outcome").
-const (
-	OutcomeRunning         = "running"
-	OutcomeSuccess         = "success"
-	OutcomeFailed          = "failed"
-	OutcomeTimeout         = "timeout"
-	OutcomeCrashed         = "crashed"
-	OutcomeInterrupted     = "interrupted"
-	OutcomeSkipped         = "skipped"
-	OutcomeMissed          = "missed"
-	OutcomeSelectorMissing = "selector-missing"
-	OutcomeChanged         = "changed"
-)
-
-// Problem is one validation finding in routines.toml, printed as "file:line:col: message".
-type Problem struct {
-	File    string `json:"file"`
-	Line    int    `json:"line"`
-	Col     int    `json:"col"`
-	Routine string `json:"routine,omitempty"` // empty for file-level problems
-	Message string `json:"message"`
-}
-
-// Run is one row of the journal's run history. Nothing marshals it: the CLI's --json output has
-// its own stable shapes (app/cli/jsonshapes.go).
-type Run struct {
-	ID         int64
-	Routine    string
-	Slot       time.Time // the scheduled instant; a manual run: when the owner took the request
-	Trigger    string    // TriggerSchedule, TriggerCatchUp, TriggerManual or TriggerRetry
-	Epoch      uint64    // the fencing epoch of the owner that claimed it
-	Outcome    string    // OutcomeRunning until it finishes
-	Reason     string    // e.g. "overlap", "paused"
-	Started    *time.Time
-	Finished   *time.Time
-	LateBy     time.Duration // from Slot to Started (0 for a manual run)
-	Duration   time.Duration // from Started to Finished; 0 until both are known
-	ExitCode   *int          // nil when no process exited (not a command, or it never ran)
-	Attempts   int
-	OutputSize int // bytes of captured output (Journal.Output)
-}
 
 // RoutineState is what the CLI and the app show for one routine (the CLI's --json output has its
 // own shape for it, as for Run).
@@ -75,7 +16,7 @@ type RoutineState struct {
 	Action     string // run | shell | watch | notify | ping
 	Timezone   string
 	Next       *time.Time
-	Last       *Run
+	Last       *journal.Run
 	Paused     bool
 	PauseNote  string
 	PauseUntil *time.Time

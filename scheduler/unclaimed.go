@@ -8,13 +8,13 @@ package scheduler
 // journal-unwritable rather than guess.
 
 import (
-	"database/sql"
 	"errors"
 	"fmt"
 	"sort"
 	"sync"
 	"time"
 
+	"github.com/routinely/routinely/scheduler/journal"
 	"modernc.org/sqlite"
 )
 
@@ -31,21 +31,21 @@ const (
 // (locked, full, failing), as opposed to a decision: the slot was claimed already, a newer owner
 // exists, or the engine is closing its journal.
 func refusedByJournal(err error) bool {
-	return err != nil && !errors.Is(err, ErrSlotClaimed) && !errors.Is(err, ErrFenced) &&
-		!errors.Is(err, errJournalClosed) && !errors.Is(err, ErrReadOnly)
+	return err != nil && !errors.Is(err, journal.ErrSlotClaimed) && !errors.Is(err, journal.ErrFenced) &&
+		!errors.Is(err, journal.ErrClosed) && !errors.Is(err, journal.ErrReadOnly)
 }
 
 // unrecorded is one routine's slots the journal refused: the newest maxMissedRows one by one;
 // older ones are counted and recorded as one row, as catch-up does.
 type unrecorded struct {
-	claims  []claim // oldest first; a run's claim is already rewritten as missed
-	dropped int     // slots beyond maxMissedRows
+	claims  []journal.Claim // oldest first; a run's claim is already rewritten as missed
+	dropped int             // slots beyond maxMissedRows
 	first   time.Time
 	last    time.Time // the dropped slots' range
 }
 
 // add appends c, moving the oldest claim into the dropped count beyond maxMissedRows.
-func (u *unrecorded) add(c claim) {
+func (u *unrecorded) add(c journal.Claim) {
 	u.claims = append(u.claims, c)
 	for len(u.claims) > maxMissedRows {
 		old := u.claims[0]
@@ -105,7 +105,7 @@ func (e *Engine) claimSettled(name string, run *inflight, began time.Time, waite
 	}
 	e.mu.Unlock()
 	for _, ev := range skips {
-		e.record(name, ev, OutcomeSkipped, "overlap")
+		e.record(name, ev, journal.OutcomeSkipped, "overlap")
 	}
 	if !lost || len(held) == 0 {
 		return
@@ -118,15 +118,15 @@ func (e *Engine) claimSettled(name string, run *inflight, began time.Time, waite
 	for _, ev := range held {
 		e.log.Debug("slot due while the claim before it waited for the journal; recording it missed",
 			"routine", name, "slot", ev.slot, "err", cause)
-		e.claimRefused(claim{Routine: name, Slot: ev.slot, Key: ev.key, Trigger: ev.trigger,
-			Outcome: OutcomeRunning, Started: now, LateBy: lateBy(now, ev)}, true, ev.requestID, began, cause)
+		e.claimRefused(journal.Claim{Routine: name, Slot: ev.slot, Key: ev.key, Trigger: ev.trigger,
+			Outcome: journal.OutcomeRunning, Started: now, LateBy: lateBy(now, ev)}, true, ev.requestID, began, cause)
 	}
 }
 
 // claimRefused keeps c, a claim the journal refused (err) in a write begun at began, to record
 // once the journal accepts writes: a run's claim (run) as missed, a skipped or missed record as
 // it is. A run-now request's (requestID) is served again instead. It reports the trouble.
-func (e *Engine) claimRefused(c claim, run bool, requestID int64, began time.Time, err error) {
+func (e *Engine) claimRefused(c journal.Claim, run bool, requestID int64, began time.Time, err error) {
 	tr := &e.trouble
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
@@ -139,7 +139,7 @@ func (e *Engine) claimRefused(c claim, run bool, requestID int64, began time.Tim
 		tr.requests = append(tr.requests, requestID)
 	default:
 		if run {
-			c.Outcome, c.Reason = OutcomeMissed, "" // the reason is written with the outage's end
+			c.Outcome, c.Reason = journal.OutcomeMissed, "" // the reason is written with the outage's end
 		}
 		if tr.slots == nil {
 			tr.slots = map[string]*unrecorded{}
@@ -165,7 +165,7 @@ func (e *Engine) watchJournal(stop <-chan struct{}) {
 			return
 		case <-t.C:
 		}
-		if w := e.j.writeWaiting(); w > slowJournalWrite {
+		if w := e.j.WriteWaiting(); w > slowJournalWrite {
 			e.journalSlow(w)
 			continue
 		}
@@ -206,7 +206,7 @@ func (e *Engine) recordUnrecorded() bool {
 
 	// An empty transaction first: it waits for another process's lock like any write, so the
 	// outage's end written below is when the journal took writes again, not when this began.
-	failed := e.j.write1(func(*sql.Tx) error { return nil })
+	failed := e.j.WaitWritable()
 	until := e.clock.Now()
 	reason := journalReason(since, until, cause)
 	names := make([]string, 0, len(slots))
@@ -216,15 +216,15 @@ func (e *Engine) recordUnrecorded() bool {
 	sort.Strings(names)
 	// One row per claim kept, plus one per routine that dropped some (its first dropped slot).
 	type row struct {
-		c       claim // as kept: a run's claim has no reason yet
+		c       journal.Claim // as kept: a run's claim has no reason yet
 		summary *unrecorded
 	}
 	var rows []row
 	for _, name := range names {
 		u := slots[name]
 		if u.dropped > 0 {
-			rows = append(rows, row{c: claim{Routine: name, Slot: u.first, Trigger: TriggerSchedule,
-				Outcome: OutcomeMissed, Started: until}, summary: u})
+			rows = append(rows, row{c: journal.Claim{Routine: name, Slot: u.first, Trigger: journal.TriggerSchedule,
+				Outcome: journal.OutcomeMissed, Started: until}, summary: u})
 		}
 		// In slot order: a slot held behind a refused claim is refused before that claim is.
 		sort.SliceStable(u.claims, func(i, k int) bool { return u.claims[i].Slot.Before(u.claims[k].Slot) })
@@ -234,8 +234,8 @@ func (e *Engine) recordUnrecorded() bool {
 	}
 	written, done := 0, 0
 	for done < len(rows) && failed == nil {
-		n := min(len(rows)-done, maxBatch)
-		cs := make([]claim, n)
+		n := min(len(rows)-done, journal.MaxBatch)
+		cs := make([]journal.Claim, n)
 		for i, r := range rows[done : done+n] {
 			cs[i] = r.c
 			switch {
@@ -246,7 +246,7 @@ func (e *Engine) recordUnrecorded() bool {
 				cs[i].Reason = reason
 			}
 		}
-		refusals, err := e.j.claimAll(cs)
+		refusals, err := e.j.ClaimAll(cs)
 		if err != nil {
 			failed = err
 			break
@@ -255,7 +255,7 @@ func (e *Engine) recordUnrecorded() bool {
 			switch {
 			case rerr == nil:
 				written++
-			case errors.Is(rerr, ErrSlotClaimed):
+			case errors.Is(rerr, journal.ErrSlotClaimed):
 				e.duplicates.Add(1) // the claim was written after all
 			default:
 				e.log.Warn("slot not recorded", "routine", cs[i].Routine, "slot", cs[i].Slot, "err", rerr)

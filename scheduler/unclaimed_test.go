@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // journalReports records what the engine told EngineOptions.OnJournal.
@@ -46,7 +48,7 @@ func lockedJournalHarness(t *testing.T, busy time.Duration) (*harness, *sql.Conn
 	h := newHarness(t, "[[routine]]\nname = \"slow\"\nevery = \"1m\"\noverlap = \"skip\"\nrun = [\"/bin/true\"]\n", start)
 	_ = h.j.Close()
 	path := filepath.Join(h.dir, "journal.db")
-	j, err := openJournalBusy(path, busy)
+	j, err := journal.OpenBusy(path, busy)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +139,7 @@ func TestSlotsTheJournalRefusedAreRecordedMissed(t *testing.T) {
 		if want := start.Add(time.Duration(i+1) * time.Minute); !r.Slot.Equal(want) {
 			t.Errorf("row %d: slot %v, want %v", i, r.Slot, want)
 		}
-		if r.Outcome != OutcomeMissed || !strings.HasPrefix(r.Reason, "journal unavailable from ") ||
+		if r.Outcome != journal.OutcomeMissed || !strings.HasPrefix(r.Reason, "journal unavailable from ") ||
 			!strings.Contains(r.Reason, "SQLITE_BUSY") {
 			t.Errorf("row %d: %s (%s); want missed, journal unavailable from … to … (SQLITE_BUSY)", i, r.Outcome, r.Reason)
 		}
@@ -148,7 +150,7 @@ func TestSlotsTheJournalRefusedAreRecordedMissed(t *testing.T) {
 	})
 	// Writable again: the next slot runs.
 	h.stepMinute()
-	eventually(t, "the next slot ran", func() bool { return countOutcome(runsOf(t, h.j, "slow"), OutcomeSuccess) == 1 })
+	eventually(t, "the next slot ran", func() bool { return countOutcome(runsOf(t, h.j, "slow"), journal.OutcomeSuccess) == 1 })
 }
 
 // Slots due while the routine's previous slot waits for its claim are not "skipped (overlap)":
@@ -165,7 +167,7 @@ func TestSlotsDueWhileAClaimWaitsAreNotOverlapSkips(t *testing.T) {
 	unlock(t, conn)
 	eventually(t, "the refused slots recorded", func() bool { return len(runsOf(t, h.j, "slow")) == 3 })
 	for i, r := range runsOf(t, h.j, "slow") {
-		if r.Outcome != OutcomeMissed || !strings.HasPrefix(r.Reason, "journal unavailable from ") {
+		if r.Outcome != journal.OutcomeMissed || !strings.HasPrefix(r.Reason, "journal unavailable from ") {
 			t.Errorf("row %d (slot %v): %s (%s); want missed, journal unavailable", i, r.Slot, r.Outcome, r.Reason)
 		}
 	}
@@ -191,10 +193,10 @@ func TestSlotsHeldBehindASlowClaimAreMissed(t *testing.T) {
 	unlock(t, conn)
 	eventually(t, "both recorded", func() bool {
 		r := runsOf(t, h.j, "slow")
-		return len(r) == 2 && r[0].Outcome == OutcomeSuccess
+		return len(r) == 2 && r[0].Outcome == journal.OutcomeSuccess
 	})
 	r := runsOf(t, h.j, "slow")
-	if r[1].Outcome != OutcomeMissed || !strings.Contains(r[1].Reason, "a claim waited") {
+	if r[1].Outcome != journal.OutcomeMissed || !strings.Contains(r[1].Reason, "a claim waited") {
 		t.Fatalf("slot 2: %s (%s); want missed, journal unavailable (a claim waited …)", r[1].Outcome, r[1].Reason)
 	}
 }
@@ -205,7 +207,7 @@ func TestUnrecordedKeepsTheNewestSlots(t *testing.T) {
 	var u unrecorded
 	t0 := time.Unix(1_000_000, 0)
 	for i := range maxMissedRows + 5 {
-		u.add(claim{Routine: "tick", Slot: t0.Add(time.Duration(i) * time.Second)})
+		u.add(journal.Claim{Routine: "tick", Slot: t0.Add(time.Duration(i) * time.Second)})
 	}
 	if len(u.claims) != maxMissedRows || u.dropped != 5 || !u.first.Equal(t0) || !u.last.Equal(t0.Add(4*time.Second)) {
 		t.Fatalf("kept %d, dropped %d from %v to %v; want %d, 5 from %v to %v", len(u.claims), u.dropped, u.first, u.last,

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/routinely/routinely/scheduler/config"
+
 	"github.com/fsnotify/fsnotify"
 )
 
@@ -81,11 +83,11 @@ func (e *Engine) Reload() {
 		e.log.Info("routines.toml changed; it applies once this owner admits runs again and has caught up")
 		return
 	}
-	cfg, err := LoadConfig(e.opts.ConfigPath)
+	cfg, err := config.LoadConfig(e.opts.ConfigPath)
 	if err != nil {
 		e.log.Warn("routines.toml not applied; the last good set keeps running", "err", err)
 		e.mu.Lock()
-		e.problems = []Problem{problemOf(e.opts.ConfigPath, err)}
+		e.problems = []config.Problem{problemOf(e.opts.ConfigPath, err)}
 		e.mu.Unlock()
 		return
 	}
@@ -103,10 +105,10 @@ func (e *Engine) Reload() {
 }
 
 // problemOf turns a LoadConfig error into a Problem at its position.
-func problemOf(path string, err error) Problem {
-	var ce *ConfigError
+func problemOf(path string, err error) config.Problem {
+	var ce *config.ConfigError
 	if errors.As(err, &ce) {
 		return ce.Problem
 	}
-	return Problem{File: path, Message: err.Error()}
+	return config.Problem{File: path, Message: err.Error()}
 }

@@ -1,18 +1,18 @@
 package scheduler
 
 import (
-	"os"
-	"path/filepath"
-	"runtime"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // fakeZones is a system time zone the test changes.
 type fakeZones struct {
 	mu sync.Mutex
-	z  zone
+	z  config.Zone
 }
 
 func newFakeZones(t *testing.T, name string) *fakeZones {
@@ -28,11 +28,11 @@ func (f *fakeZones) set(t *testing.T, name string) {
 		t.Fatal(err)
 	}
 	f.mu.Lock()
-	f.z = zone{name: name, loc: loc}
+	f.z = config.Zone{Name: name, Loc: loc}
 	f.mu.Unlock()
 }
 
-func (f *fakeZones) Zone() (zone, error) { f.mu.Lock(); defer f.mu.Unlock(); return f.z, nil }
+func (f *fakeZones) Zone() (config.Zone, error) { f.mu.Lock(); defer f.mu.Unlock(); return f.z, nil }
 
 const systemZoneDaily = "[[routine]]\nname = \"daily\"\nat = [\"09:00\"]\nrun = [\"/bin/true\"]\n"
 
@@ -75,7 +75,7 @@ func TestSystemZoneChangeRearms(t *testing.T) {
 		t.Fatalf("runs = %+v, want slots %v", runs, want)
 	}
 	for i, r := range runs {
-		if !r.Slot.Equal(want[i]) || r.Outcome != OutcomeSuccess || r.Trigger != TriggerSchedule {
+		if !r.Slot.Equal(want[i]) || r.Outcome != journal.OutcomeSuccess || r.Trigger != journal.TriggerSchedule {
 			t.Errorf("run %d = %s %s %s, want %s success schedule", i, r.Slot.UTC(), r.Outcome, r.Trigger, want[i])
 		}
 	}
@@ -99,60 +99,8 @@ func TestSystemZoneChangeCatchesUp(t *testing.T) {
 	h.stop()
 	runs := runsOf(t, h.j, "daily")
 	if len(runs) != 1 || !runs[0].Slot.Equal(time.Date(2026, 6, 1, 7, 0, 0, 0, time.UTC)) ||
-		runs[0].Trigger != TriggerCatchUp || runs[0].Outcome != OutcomeSuccess || runs[0].LateBy != 30*time.Minute {
+		runs[0].Trigger != journal.TriggerCatchUp || runs[0].Outcome != journal.OutcomeSuccess || runs[0].LateBy != 30*time.Minute {
 		t.Fatalf("runs = %+v, want one catch-up run of 09:00 Berlin, 30 min late", runs)
-	}
-}
-
-// fileZones follows /etc/localtime's link and, for a plain copy, its contents; it returns the
-// same *time.Location while nothing changed, and time.Local when there is no file (Windows).
-func TestFileZones(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("no /etc/localtime on Windows: the zone stays time.Local")
-	}
-	if _, ok := os.LookupEnv("TZ"); ok {
-		t.Skip("TZ is set: the system zone is fixed for the process")
-	}
-	dir := t.TempDir()
-	link := filepath.Join(dir, "localtime")
-	f := &fileZones{path: link}
-	if z, err := f.Zone(); err != nil || z != localZone {
-		t.Fatalf("missing file: %v %v, want Local", z, err)
-	}
-	relink := func(name string) {
-		_ = os.Remove(link)
-		if err := os.Symlink("/usr/share/zoneinfo/"+name, link); err != nil {
-			t.Fatal(err)
-		}
-	}
-	relink("Etc/UTC")
-	utc, err := f.Zone()
-	if err != nil || utc.name != "Etc/UTC" {
-		t.Fatalf("link: %+v %v", utc, err)
-	}
-	relink("Europe/Berlin")
-	berlin, err := f.Zone()
-	if err != nil || berlin.name != "Europe/Berlin" || berlin.loc == utc.loc {
-		t.Fatalf("relinked: %+v %v", berlin, err)
-	}
-	if again, _ := f.Zone(); again.loc != berlin.loc {
-		t.Fatal("unchanged link: a new *time.Location")
-	}
-	data, err := os.ReadFile("/usr/share/zoneinfo/Europe/Berlin")
-	if err != nil {
-		t.Skip(err)
-	}
-	_ = os.Remove(link)
-	if err := os.WriteFile(link, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	copied, err := f.Zone()
-	_, off := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC).In(copied.loc).Zone()
-	if err != nil || copied.name != "Local" || off != 2*3600 {
-		t.Fatalf("copy: %+v %v offset %d", copied, err, off)
-	}
-	if again, _ := f.Zone(); again.loc != copied.loc {
-		t.Fatal("unchanged copy: a new *time.Location")
 	}
 }
 

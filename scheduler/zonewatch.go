@@ -1,15 +1,17 @@
 package scheduler
 
+import "github.com/routinely/routinely/scheduler/config"
+
 // Following the system time zone: routines without a timezone are armed in the zone read from
 // e.zones, and re-armed when it changes (checked on every wake-watcher tick).
 
 // applyInZone applies cfg with its system-zone routines in the current system zone. Errors:
 // apply's.
-func (e *Engine) applyInZone(cfg *Config) error {
+func (e *Engine) applyInZone(cfg *config.Config) error {
 	e.zoneMu.Lock()
 	defer e.zoneMu.Unlock()
 	z := e.systemZone()
-	if err := e.apply(localized(cfg, z)); err != nil {
+	if err := e.apply(cfg.InZone(z)); err != nil {
 		return err
 	}
 	e.mu.Lock()
@@ -34,10 +36,10 @@ func (e *Engine) checkZone() {
 	e.mu.Lock()
 	cur, cfg, stopping, startPending := e.zone, e.cfg, e.stopping, e.startLast != nil
 	e.mu.Unlock()
-	if stopping || cfg == nil || startPending || (z.loc == cur.loc && z.name == cur.name) {
+	if stopping || cfg == nil || startPending || (z.Loc == cur.Loc && z.Name == cur.Name) {
 		return
 	}
-	e.log.Info("system time zone changed; re-arming the routines that follow it", "from", cur.name, "to", z.name)
+	e.log.Info("system time zone changed; re-arming the routines that follow it", "from", cur.Name, "to", z.Name)
 	if err := e.applyInZone(cfg); err != nil {
 		e.log.Error("re-arm after time zone change", "err", err)
 		return
@@ -47,34 +49,14 @@ func (e *Engine) checkZone() {
 
 // systemZone is the current system zone, or the one in use when it cannot be read (a file
 // being replaced), or time.Local before any was read.
-func (e *Engine) systemZone() zone {
-	if z, err := e.zones.Zone(); err == nil && z.loc != nil {
+func (e *Engine) systemZone() config.Zone {
+	if z, err := e.zones.Zone(); err == nil && z.Loc != nil {
 		return z
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.zone.loc != nil {
+	if e.zone.Loc != nil {
 		return e.zone
 	}
-	return localZone
-}
-
-// localized returns cfg with its system-zone routines in z. A routine whose zone differs is
-// copied (the running set's routines are read by runs in flight, so they are never modified);
-// the others are shared.
-func localized(cfg *Config, z zone) *Config {
-	out := *cfg
-	out.Routines = make([]*Routine, len(cfg.Routines))
-	for i, r := range cfg.Routines {
-		if r.systemZone && (r.Location != z.loc || r.Timezone != z.name) {
-			c := *r
-			c.Timezone, c.Location = z.name, z.loc
-			if cs, ok := r.sched.(*calendarSchedule); ok {
-				c.sched = &calendarSchedule{specs: cs.specs, loc: z.loc}
-			}
-			r = &c
-		}
-		out.Routines[i] = r
-	}
-	return &out
+	return config.LocalZone
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/routinely/routinely/internal/syncbuf"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
+	"github.com/routinely/routinely/scheduler/config"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -48,7 +49,7 @@ func TestExitCodeFor(t *testing.T) {
 		{fmt.Errorf("k: %w", ownership.ErrStillDraining), ExitTempFail},
 		{fmt.Errorf("d: %w", ownership.ErrUnsafeDir), ExitPermission},
 		{fmt.Errorf("d: %w", os.ErrPermission), ExitPermission},
-		{fmt.Errorf("f:1:2: %w", scheduler.ErrConfig), ExitConfig},
+		{fmt.Errorf("f:1:2: %w", config.ErrConfig), ExitConfig},
 		{withCode(ExitUnhealthy, nil), ExitUnhealthy},
 		{withCode(ExitNoOwner, errors.New("x")), ExitNoOwner},
 	}

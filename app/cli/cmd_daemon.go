@@ -13,6 +13,8 @@ import (
 	"github.com/routinely/routinely/app/paths"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
+	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 type daemonOptions struct {
@@ -91,7 +93,7 @@ func runDaemon(ctx context.Context, e *env, o daemonOptions) error {
 		if errors.Is(err, errNoConfig) {
 			return fmt.Errorf("%w\nThe daemon did not start", err)
 		}
-		if errors.Is(err, scheduler.ErrConfig) {
+		if errors.Is(err, config.ErrConfig) {
 			return fmt.Errorf("%w\nThe daemon did not start: fix the file ('"+progName+" validate' checks it)", err)
 		}
 		return err
@@ -101,7 +103,7 @@ func runDaemon(ctx context.Context, e *env, o daemonOptions) error {
 		return err
 	}
 	// So is a journal file that is not one: owning could only refuse every routine.
-	if _, err := scheduler.MaxEpochOf(p.Journal); errors.Is(err, scheduler.ErrNotJournal) {
+	if _, err := journal.MaxEpochOf(p.Journal); errors.Is(err, journal.ErrNotJournal) {
 		return fmt.Errorf("%w\nThe daemon did not start", err)
 	}
 	opts := owning.Options(p, ownership.RoleDaemon, Version, policy, e.logger)

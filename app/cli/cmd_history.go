@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 	"github.com/spf13/cobra"
-
-	"github.com/routinely/routinely/scheduler"
 )
 
 type historyOptions struct {
@@ -61,7 +61,7 @@ func runHistory(_ context.Context, e *env, o historyOptions) error {
 	}
 	if j == nil {
 		if o.output != 0 {
-			return fmt.Errorf("run %d: %w (the journal is empty)", o.output, scheduler.ErrNoRun)
+			return fmt.Errorf("run %d: %w (the journal is empty)", o.output, journal.ErrNoRun)
 		}
 		if o.json {
 			return writeJSON(e.stdout, []jsonRun{})
@@ -73,7 +73,7 @@ func runHistory(_ context.Context, e *env, o historyOptions) error {
 	if o.output != 0 {
 		out, err := j.Output(o.output)
 		if err != nil {
-			if errors.Is(err, scheduler.ErrNoRun) {
+			if errors.Is(err, journal.ErrNoRun) {
 				return fmt.Errorf("%w; '"+progName+" history' lists run ids", err)
 			}
 			return err
@@ -94,7 +94,7 @@ func runHistory(_ context.Context, e *env, o historyOptions) error {
 		// A routine removed from routines.toml keeps its history; only a name that is in neither
 		// is a mistake worth an error.
 		if _, cfg, err := e.profileConfig(); err == nil {
-			if _, err := findRoutine(cfg, o.routine); errors.Is(err, scheduler.ErrUnknownRoutine) {
+			if _, err := findRoutine(cfg, o.routine); errors.Is(err, config.ErrUnknownRoutine) {
 				return err
 			}
 		}

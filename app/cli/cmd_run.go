@@ -13,6 +13,7 @@ import (
 	"github.com/routinely/routinely/app/paths"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // pickupTimeout is how long `run` waits for the owner to turn a request into a run; the owner
@@ -116,7 +117,7 @@ func requestAndWait(ctx context.Context, e *env, p paths.Paths, o runOptions, ow
 // showing progress on stderr. Errors (the request stays queued in each case): errNoOwner (75) when
 // the owner went away before starting it, an exitError 75 when a live owner has not picked it up
 // within pickupTimeout or ctx ended (--timeout, Ctrl-C), the journal's (1).
-func waitForRun(ctx context.Context, e *env, p paths.Paths, j *scheduler.Journal, reqID int64, name string, owner *ownership.Record) (*scheduler.Run, error) {
+func waitForRun(ctx context.Context, e *env, p paths.Paths, j *journal.Journal, reqID int64, name string, owner *ownership.Record) (*journal.Run, error) {
 	who := "the owner"
 	switch {
 	case owner != nil && owner.PID == os.Getpid(): // run --here
@@ -164,17 +165,17 @@ func waitForRun(ctx context.Context, e *env, p paths.Paths, j *scheduler.Journal
 		}
 		run, err := j.Run(runID)
 		switch {
-		case errors.Is(err, scheduler.ErrNoRun): // claimed but not visible yet: look again
+		case errors.Is(err, journal.ErrNoRun): // claimed but not visible yet: look again
 		case err != nil:
 			return nil, err
-		case run.Outcome != scheduler.OutcomeRunning:
+		case run.Outcome != journal.OutcomeRunning:
 			return &run, nil
 		}
 	}
 }
 
 // reportRun prints a finished run; errRunFailed (exit 1) unless it succeeded.
-func reportRun(e *env, r *scheduler.Run, asJSON bool) error {
+func reportRun(e *env, r *journal.Run, asJSON bool) error {
 	if asJSON {
 		if err := writeJSON(e.stdout, toJSONRun(r)); err != nil {
 			return err
@@ -195,7 +196,7 @@ func reportRun(e *env, r *scheduler.Run, asJSON bool) error {
 		fmt.Fprintf(e.stdout, "%s: %s in %s (run %d%s, epoch %d).%s\n",
 			r.Routine, outcome, fmtDur(r.Duration), r.ID, exit, r.Epoch, output)
 	}
-	if r.Outcome != scheduler.OutcomeSuccess && r.Outcome != scheduler.OutcomeChanged {
+	if r.Outcome != journal.OutcomeSuccess && r.Outcome != journal.OutcomeChanged {
 		return withCode(ExitError, fmt.Errorf("%w: %s ended with outcome %s; '"+progName+" history --output %d' shows its output", errRunFailed, r.Routine, r.Outcome, r.ID))
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
+	"github.com/routinely/routinely/scheduler/config"
 )
 
 type statusOptions struct{ json bool }
@@ -93,7 +94,7 @@ func runStatus(_ context.Context, e *env, o statusOptions) error {
 }
 
 // printStatus is the human form of the status.
-func printStatus(e *env, st ownership.Status, out jsonStatus, states []scheduler.RoutineState, cfg *scheduler.Config, exists bool) {
+func printStatus(e *env, st ownership.Status, out jsonStatus, states []scheduler.RoutineState, cfg *config.Config, exists bool) {
 	now := e.now()
 	w := e.stdout
 	switch {

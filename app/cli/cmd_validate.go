@@ -48,7 +48,7 @@ func runValidate(_ context.Context, e *env, o validateOptions) error {
 	cfg, err := loadConfig(file, o.file == "")
 	if err != nil {
 		if !o.json {
-			return err // the error text starts with FILE:LINE:COL (scheduler.ErrConfig → 78)
+			return err // the error text starts with FILE:LINE:COL (config.ErrConfig → 78)
 		}
 		out.Error = err.Error()
 		if werr := writeJSON(e.stdout, out); werr != nil {

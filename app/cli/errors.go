@@ -11,6 +11,6 @@ var (
 	errNoOwner = errors.New("no process owns the routines")
 	// errRunFailed: `routinely run` saw its run end in an outcome other than success; exits 1.
 	errRunFailed = errors.New("run did not succeed")
-	// errNoConfig: the routines file does not exist; exits 78 like scheduler.ErrConfig.
+	// errNoConfig: the routines file does not exist; exits 78 like config.ErrConfig.
 	errNoConfig = errors.New("no routines file")
 )

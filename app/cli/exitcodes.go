@@ -6,7 +6,7 @@ import (
 	"os"
 
 	"github.com/routinely/routinely/ownership"
-	"github.com/routinely/routinely/scheduler"
+	"github.com/routinely/routinely/scheduler/config"
 )
 
 // Exit codes of every routinely command. They follow sysexits.h where one fits, so scripts and
@@ -74,7 +74,7 @@ func exitCodeFor(err error) int {
 		return ExitTempFail
 	case errors.Is(err, ownership.ErrUnsafeDir), errors.Is(err, os.ErrPermission):
 		return ExitPermission
-	case errors.Is(err, scheduler.ErrConfig), errors.Is(err, errNoConfig):
+	case errors.Is(err, config.ErrConfig), errors.Is(err, errNoConfig):
 		return ExitConfig
 	default:
 		return ExitError

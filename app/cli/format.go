@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/routinely/routinely/ownership"
-	"github.com/routinely/routinely/scheduler"
+	"github.com/routinely/routinely/scheduler/config"
 )
 
 // writeJSON prints v as indented JSON followed by a newline.
@@ -119,7 +119,7 @@ func msDur(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
 // printProblems prints routines.toml problems, each once, as FILE:LINE:COL: message. A problem
 // several routines share (a bad key in [defaults] disables every routine that inherits it) is
 // one line naming them all.
-func printProblems(w io.Writer, problems []scheduler.Problem) {
+func printProblems(w io.Writer, problems []config.Problem) {
 	for _, l := range problemLines(problems) {
 		fmt.Fprintln(w, l)
 	}
@@ -127,7 +127,7 @@ func printProblems(w io.Writer, problems []scheduler.Problem) {
 
 // problemLines turns problems into the lines printProblems prints, in their order: problems at
 // the same place with the same message are merged, naming their routines.
-func problemLines(problems []scheduler.Problem) []string {
+func problemLines(problems []config.Problem) []string {
 	type place struct {
 		file      string
 		line, col int
@@ -146,7 +146,7 @@ func problemLines(problems []scheduler.Problem) []string {
 	for _, k := range order {
 		names := routines[k]
 		if len(names) == 1 {
-			lines = append(lines, formatProblem(scheduler.Problem{File: k.file, Line: k.line, Col: k.col, Routine: names[0], Message: k.message}))
+			lines = append(lines, formatProblem(config.Problem{File: k.file, Line: k.line, Col: k.col, Routine: names[0], Message: k.message}))
 			continue
 		}
 		lines = append(lines, fmt.Sprintf("%s:%d:%d: %s (routines %s)", k.file, k.line, k.col, k.message, strings.Join(names, ", ")))
@@ -156,7 +156,7 @@ func problemLines(problems []scheduler.Problem) []string {
 
 // formatProblem is one problem as FILE:LINE:COL: routine "NAME": message (no routine part for a
 // problem of the file as a whole, or when the message names the routine already).
-func formatProblem(p scheduler.Problem) string {
+func formatProblem(p config.Problem) string {
 	if p.Routine != "" && !strings.Contains(p.Message, fmt.Sprintf("%q", p.Routine)) {
 		return fmt.Sprintf("%s:%d:%d: routine %q: %s", p.File, p.Line, p.Col, p.Routine, p.Message)
 	}

@@ -5,6 +5,8 @@ import (
 
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
+	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // The --json shapes. They are the CLI's stable interface for scripts and are documented in the
@@ -30,7 +32,7 @@ type jsonRun struct {
 }
 
 // toJSONRun converts a journal run to its JSON shape; nil stays nil (null).
-func toJSONRun(r *scheduler.Run) *jsonRun {
+func toJSONRun(r *journal.Run) *jsonRun {
 	if r == nil {
 		return nil
 	}
@@ -85,7 +87,7 @@ type jsonProblem struct {
 }
 
 // toJSONProblems converts validation problems, never returning nil (an empty list prints as []).
-func toJSONProblems(ps []scheduler.Problem) []jsonProblem {
+func toJSONProblems(ps []config.Problem) []jsonProblem {
 	out := make([]jsonProblem, 0, len(ps))
 	for _, p := range ps {
 		out = append(out, jsonProblem{File: p.File, Line: p.Line, Col: p.Col, Routine: p.Routine, Message: p.Message})

@@ -8,6 +8,8 @@ import (
 
 	"github.com/routinely/routinely/app/paths"
 	"github.com/routinely/routinely/scheduler"
+	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // This file is how commands reach the profile: its paths, routines.toml and journal. Observers
@@ -29,9 +31,9 @@ func (e *env) lookup() (p paths.Paths, exists bool, err error) {
 }
 
 // profileConfig looks the profile up (creating nothing) and loads its routines.toml. Errors:
-// errNoConfig when the file does not exist, scheduler.ErrConfig when it cannot be read or parsed
+// errNoConfig when the file does not exist, config.ErrConfig when it cannot be read or parsed
 // (both exit 78), and those of lookup.
-func (e *env) profileConfig() (paths.Paths, *scheduler.Config, error) {
+func (e *env) profileConfig() (paths.Paths, *config.Config, error) {
 	p, _, err := e.lookup()
 	if err != nil {
 		return paths.Paths{}, nil, err
@@ -41,7 +43,7 @@ func (e *env) profileConfig() (paths.Paths, *scheduler.Config, error) {
 }
 
 // profileRoutine is profileConfig plus findRoutine(name).
-func (e *env) profileRoutine(name string) (paths.Paths, *scheduler.Config, *scheduler.Routine, error) {
+func (e *env) profileRoutine(name string) (paths.Paths, *config.Config, *config.Routine, error) {
 	p, cfg, err := e.profileConfig()
 	if err != nil {
 		return p, nil, nil, err
@@ -52,8 +54,8 @@ func (e *env) profileRoutine(name string) (paths.Paths, *scheduler.Config, *sche
 
 // loadConfig reads and validates a routines file. A missing file is errNoConfig (exit 78) with
 // what to do: for the profile's own file (profile true), where to put one. A file that does not
-// parse is scheduler.ErrConfig with FILE:LINE:COL; invalid routines are in cfg.Problems.
-func loadConfig(path string, profile bool) (*scheduler.Config, error) {
+// parse is config.ErrConfig with FILE:LINE:COL; invalid routines are in cfg.Problems.
+func loadConfig(path string, profile bool) (*config.Config, error) {
 	fi, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && profile:
@@ -61,15 +63,15 @@ func loadConfig(path string, profile bool) (*scheduler.Config, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("%w: %s does not exist", errNoConfig, path)
 	case err == nil && fi.IsDir():
-		return nil, fmt.Errorf("%w: %s is a directory; give the routines.toml file inside it", scheduler.ErrConfig, path)
+		return nil, fmt.Errorf("%w: %s is a directory; give the routines.toml file inside it", config.ErrConfig, path)
 	}
-	return scheduler.LoadConfig(path)
+	return config.LoadConfig(path)
 }
 
-// findRoutine returns the routine called name. Errors: scheduler.ErrConfig (exit 78) when the
+// findRoutine returns the routine called name. Errors: config.ErrConfig (exit 78) when the
 // routine exists but is disabled by a validation problem, naming FILE:LINE:COL;
-// scheduler.ErrUnknownRoutine (exit 1) listing the names there are otherwise.
-func findRoutine(cfg *scheduler.Config, name string) (*scheduler.Routine, error) {
+// config.ErrUnknownRoutine (exit 1) listing the names there are otherwise.
+func findRoutine(cfg *config.Config, name string) (*config.Routine, error) {
 	names := make([]string, 0, len(cfg.Routines))
 	for _, r := range cfg.Routines {
 		if r.Name == name {
@@ -79,10 +81,10 @@ func findRoutine(cfg *scheduler.Config, name string) (*scheduler.Routine, error)
 	}
 	for _, p := range cfg.Problems {
 		if p.Routine == name {
-			return nil, fmt.Errorf("%w: routine %q is disabled: %s.\nFix it in routines.toml ('"+progName+" validate' lists every problem)", scheduler.ErrConfig, name, p)
+			return nil, fmt.Errorf("%w: routine %q is disabled: %s.\nFix it in routines.toml ('"+progName+" validate' lists every problem)", config.ErrConfig, name, p)
 		}
 	}
-	return nil, fmt.Errorf("%w: %q in %s (routines: %v); '"+progName+" routines' lists them", scheduler.ErrUnknownRoutine, name, cfg.Path, names)
+	return nil, fmt.Errorf("%w: %q in %s (routines: %v); '"+progName+" routines' lists them", config.ErrUnknownRoutine, name, cfg.Path, names)
 }
 
 // requestJournal opens the journal of the profile to record a request for the owner (a pause or
@@ -90,7 +92,7 @@ func findRoutine(cfg *scheduler.Config, name string) (*scheduler.Routine, error)
 // against routines.toml first and never creates a profile directory that --home names but that
 // does not exist; the caller closes the journal. Errors: those of profileRoutine, errNoConfig (78)
 // for a missing profile, resolve's and the journal's.
-func (e *env) requestJournal(name string) (r *scheduler.Routine, j *scheduler.Journal, err error) {
+func (e *env) requestJournal(name string) (r *config.Routine, j *journal.Journal, err error) {
 	if name != "" {
 		if _, _, r, err = e.profileRoutine(name); err != nil {
 			return nil, nil, err
@@ -111,12 +113,12 @@ func (e *env) requestJournal(name string) (r *scheduler.Routine, j *scheduler.Jo
 // openJournal opens the profile's journal read-only, for observers. It returns (nil, nil) when
 // the journal does not exist yet (nothing has ever owned this profile): looking never creates
 // or migrates it. Errors: the journal's, wrapped.
-func openJournal(p paths.Paths) (*scheduler.Journal, error) {
-	j, err := scheduler.OpenJournalReadOnly(p.Journal)
+func openJournal(p paths.Paths) (*journal.Journal, error) {
+	j, err := journal.OpenReadOnly(p.Journal)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
-	case errors.Is(err, scheduler.ErrNotJournal):
+	case errors.Is(err, journal.ErrNotJournal):
 		return nil, err // names the file and says what to do
 	case err != nil:
 		return nil, fmt.Errorf("open journal %s: %w", p.Journal, err)
@@ -127,8 +129,8 @@ func openJournal(p paths.Paths) (*scheduler.Journal, error) {
 // openJournalCreate opens the journal, creating and migrating it if needed (SQLite makes that
 // safe beside a running owner). For commands that leave requests for the owner: run, pause,
 // resume. Errors: the journal's, wrapped.
-func openJournalCreate(p paths.Paths) (*scheduler.Journal, error) {
-	j, err := scheduler.OpenJournal(p.Journal)
+func openJournalCreate(p paths.Paths) (*journal.Journal, error) {
+	j, err := journal.Open(p.Journal)
 	if err != nil {
 		return nil, fmt.Errorf("open journal %s: %w", p.Journal, err)
 	}
@@ -138,7 +140,7 @@ func openJournalCreate(p paths.Paths) (*scheduler.Journal, error) {
 // routineStates returns what observers show for each routine of cfg at e.now(), from the
 // profile's journal, opened read-only (with no journal yet, nothing has run). Errors: the
 // journal's, wrapped.
-func routineStates(e *env, p paths.Paths, cfg *scheduler.Config) ([]scheduler.RoutineState, error) {
+func routineStates(e *env, p paths.Paths, cfg *config.Config) ([]scheduler.RoutineState, error) {
 	j, err := openJournal(p)
 	if err != nil {
 		return nil, err

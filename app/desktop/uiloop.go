@@ -11,7 +11,7 @@ import (
 // uiLoop tracks Fyne's event loop, which a --background app on Linux does not start until its
 // window is first wanted: Fyne ticks at 60 Hz on the main OS thread for as long as its loop runs,
 // and the window's OpenGL context loads Mesa, together about 2 % of a core and 80 MB of memory
-// for a tray icon nobody has clicked (footprint.sh, issue 6). The tray and the notifications
+// for a tray icon nobody has clicked (app/desktop/testdata/footprint.sh). The tray and the notifications
 // work without the loop; only the window needs it.
 type uiLoop struct {
 	mu       sync.Mutex

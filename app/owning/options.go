@@ -6,7 +6,7 @@ import (
 
 	"github.com/routinely/routinely/app/paths"
 	"github.com/routinely/routinely/ownership"
-	"github.com/routinely/routinely/scheduler"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // Options returns the ownership options every owner of profile p uses: its state directory,
@@ -25,9 +25,9 @@ func Options(p paths.Paths, role ownership.Role, version string, policy ownershi
 // owning; one that keeps readers out too makes the error wrap ownership.ErrEpochFloorUnavailable,
 // and ownership.Wait tries again.
 func JournalEpoch(p paths.Paths) (uint64, error) {
-	e, err := scheduler.MaxEpochOf(p.Journal)
+	e, err := journal.MaxEpochOf(p.Journal)
 	switch {
-	case scheduler.IsJournalUnavailable(err):
+	case journal.IsUnavailable(err):
 		return 0, fmt.Errorf("%w: %w", ownership.ErrEpochFloorUnavailable, err)
 	case err != nil:
 		return 0, fmt.Errorf("journal epoch: %w", err)

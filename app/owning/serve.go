@@ -14,6 +14,7 @@ import (
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
 	"github.com/routinely/routinely/scheduler/action"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // DrainTimeout bounds how long Serve waits, after ctx ends, for in-flight runs to finish before
@@ -94,16 +95,16 @@ var (
 )
 
 // startWhenJournalWritable opens the journal and starts the engine on it. While the journal is
-// unavailable for a reason that may pass (scheduler.IsJournalUnavailable), h keeps owning —
+// unavailable for a reason that may pass (journal.IsUnavailable), h keeps owning —
 // nothing runs, since no run starts without a claim — and owner.json says journal-unwritable
 // (h.NoteJournal), from the moment an attempt has waited a second; it logs and tries again with
 // a backoff from 250 ms to 5 s, so a standby that took over from a crashed owner starts the
 // routines as soon as the journal is free. The slots due meanwhile are recorded by the start's
 // catch-up pass. It returns (nil, nil, nil) when ctx ends or h is lost first, and when a
-// takeover approved during the start fenced it (a handover). Errors: a journal
-// that is not one (scheduler.ErrNotJournal), a config the engine cannot start with, a newer owner
-// (scheduler.ErrFenced), wrapped.
-func startWhenJournalWritable(ctx context.Context, h *ownership.Handle, p paths.Paths, n scheduler.Notifier, logger *slog.Logger) (*scheduler.Journal, *scheduler.Engine, error) {
+// takeover approved during the start fenced it (a handover). Errors: a journal that is not one
+// (journal.ErrNotJournal), a config the engine cannot start with, a newer owner
+// (journal.ErrFenced), wrapped.
+func startWhenJournalWritable(ctx context.Context, h *ownership.Handle, p paths.Paths, n scheduler.Notifier, logger *slog.Logger) (*journal.Journal, *scheduler.Engine, error) {
 	notes := &journalNotes{h: h}
 	wait := journalRetryMin
 	for {
@@ -117,7 +118,7 @@ func startWhenJournalWritable(ctx context.Context, h *ownership.Handle, p paths.
 			notes.started(logger)
 			return j, eng, nil
 		}
-		if errors.Is(err, scheduler.ErrFenced) && !h.Admitting() {
+		if errors.Is(err, journal.ErrFenced) && !h.Admitting() {
 			// A takeover was approved while the routines were starting (nothing ran yet, so the
 			// owner let go at once) and the successor's epoch now fences this start: that is a
 			// handover, not a failure. The handle ends once the successor owns (or takes the
@@ -129,7 +130,7 @@ func startWhenJournalWritable(ctx context.Context, h *ownership.Handle, p paths.
 			}
 			return nil, nil, nil
 		}
-		if !scheduler.IsJournalUnavailable(err) {
+		if !journal.IsUnavailable(err) {
 			return nil, nil, err
 		}
 		notes.starting(began, err)
@@ -198,8 +199,8 @@ func (n *journalNotes) started(logger *slog.Logger) {
 // startEngine makes one attempt at opening p's journal and starting an engine gated by h on it,
 // reporting journal trouble to onJournal; on failure nothing is left open. Errors: the
 // journal's, the engine's, wrapped.
-func startEngine(h *ownership.Handle, p paths.Paths, n scheduler.Notifier, logger *slog.Logger, onJournal func(time.Time, error)) (*scheduler.Journal, *scheduler.Engine, error) {
-	j, err := scheduler.OpenJournal(p.Journal)
+func startEngine(h *ownership.Handle, p paths.Paths, n scheduler.Notifier, logger *slog.Logger, onJournal func(time.Time, error)) (*journal.Journal, *scheduler.Engine, error) {
+	j, err := journal.Open(p.Journal)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open journal %s: %w", p.Journal, err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/routinely/routinely/internal/syncbuf"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
+	"github.com/routinely/routinely/scheduler/config"
 )
 
 // envChallenger makes the test binary a challenger process (`routinely daemon --takeover` in
@@ -205,7 +206,7 @@ func TestServeBrokenConfigReleases(t *testing.T) {
 	p := profile(t, "[[routine]\nname = ")
 	h := acquire(t, p)
 	err := Serve(context.Background(), h, p, LogNotifier{}, slog.New(slog.DiscardHandler), nil)
-	if !errors.Is(err, scheduler.ErrConfig) {
+	if !errors.Is(err, config.ErrConfig) {
 		t.Fatalf("Serve = %v, want ErrConfig", err)
 	}
 	if st, _ := ownership.Inspect(p.State); st.Held {

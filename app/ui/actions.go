@@ -2,7 +2,7 @@ package ui
 
 import (
 	"github.com/routinely/routinely/ownership"
-	"github.com/routinely/routinely/scheduler"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // Decider answers a pending takeover request; *ownership.Handle satisfies it.
@@ -22,6 +22,6 @@ type Actions interface {
 	OpenConfig()
 	ShowWindow()
 	Quit()
-	History(routine string, limit int) ([]scheduler.Run, error)
+	History(routine string, limit int) ([]journal.Run, error)
 	Output(runID int64) ([]byte, error)
 }

@@ -2,16 +2,18 @@ package ui
 
 import (
 	"fmt"
-	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/test"
 	"os"
 	"sync"
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
 	"github.com/routinely/routinely/app/desktop/session"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // fixtureNow is the instant every fixture is seen at; golden files depend on it.
@@ -27,13 +29,13 @@ func fixtureRoutines() []scheduler.RoutineState {
 	return []scheduler.RoutineState{
 		{
 			Name: "morning-briefing", Schedule: "at 08:00 Mon–Fri", Action: "run", Next: &tomorrow,
-			Last: &scheduler.Run{ID: 7, Routine: "morning-briefing", Slot: *at(8, 0, 0), Started: at(8, 0, 1),
-				Outcome: scheduler.OutcomeSuccess, Duration: 2300 * time.Millisecond, LateBy: time.Second},
+			Last: &journal.Run{ID: 7, Routine: "morning-briefing", Slot: *at(8, 0, 0), Started: at(8, 0, 1),
+				Outcome: journal.OutcomeSuccess, Duration: 2300 * time.Millisecond, LateBy: time.Second},
 		},
 		{
 			Name: "page-watch", Schedule: "every 30m", Action: "watch", Next: at(9, 42, 0),
-			Last: &scheduler.Run{ID: 8, Routine: "page-watch", Slot: *at(9, 0, 0), Started: at(9, 0, 0),
-				Outcome: scheduler.OutcomeFailed, Duration: 1100 * time.Millisecond},
+			Last: &journal.Run{ID: 8, Routine: "page-watch", Slot: *at(9, 0, 0), Started: at(9, 0, 0),
+				Outcome: journal.OutcomeFailed, Duration: 1100 * time.Millisecond},
 		},
 		{Name: "heartbeat", Schedule: "every 30s", Action: "ping", Paused: true},
 	}
@@ -103,9 +105,9 @@ func (r *recorder) Quit()                              { r.add("quit") }
 func (r *recorder) Output(id int64) ([]byte, error) {
 	return []byte(fmt.Sprintf("- old headline\n+ new headline (run %d)\n", id)), nil
 }
-func (r *recorder) History(routine string, _ int) ([]scheduler.Run, error) {
+func (r *recorder) History(routine string, _ int) ([]journal.Run, error) {
 	r.add("history " + routine)
-	return []scheduler.Run{*fixtureRoutines()[1].Last}, nil
+	return []journal.Run{*fixtureRoutines()[1].Last}, nil
 }
 
 func TestMain(m *testing.M) {

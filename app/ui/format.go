@@ -8,6 +8,8 @@ import (
 	"github.com/routinely/routinely/app/desktop/session"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
+	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // Routine statuses shown in the table.
@@ -43,8 +45,8 @@ func RoutineStatus(r scheduler.RoutineState, now time.Time) string {
 
 func failed(outcome string) bool {
 	switch outcome {
-	case scheduler.OutcomeFailed, scheduler.OutcomeTimeout, scheduler.OutcomeCrashed,
-		scheduler.OutcomeInterrupted, scheduler.OutcomeSelectorMissing:
+	case journal.OutcomeFailed, journal.OutcomeTimeout, journal.OutcomeCrashed,
+		journal.OutcomeInterrupted, journal.OutcomeSelectorMissing:
 		return true
 	}
 	return false
@@ -187,6 +189,6 @@ func TakeoverMessage(r ownership.Request) string {
 }
 
 // ProblemText prints a validation problem as "file:line:col: message".
-func ProblemText(p scheduler.Problem) string {
+func ProblemText(p config.Problem) string {
 	return fmt.Sprintf("%s:%d:%d: %s", p.File, p.Line, p.Col, p.Message)
 }

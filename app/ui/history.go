@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/routinely/routinely/scheduler"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // historyLimit is how many runs the history view loads per routine.
@@ -23,7 +24,7 @@ type HistoryView struct {
 	pick     *widget.Select
 	list     *widget.List
 	output   *widget.Entry
-	runs     []scheduler.Run
+	runs     []journal.Run
 	selected int64 // run whose output is shown
 	lastRun  int64 // newest run of the routine when its history was loaded
 	box      *fyne.Container
@@ -123,7 +124,7 @@ func (h *HistoryView) showOutput(runID int64) {
 }
 
 // RunText is one history row: slot, start, late-by, duration, outcome.
-func RunText(r scheduler.Run) string {
+func RunText(r journal.Run) string {
 	start := "—"
 	if r.Started != nil {
 		start = r.Started.In(time.Local).Format("15:04:05")
@@ -134,7 +135,7 @@ func RunText(r scheduler.Run) string {
 	if r.Reason != "" {
 		s += " (" + r.Reason + ")"
 	}
-	if r.Trigger != "" && r.Trigger != scheduler.TriggerSchedule {
+	if r.Trigger != "" && r.Trigger != journal.TriggerSchedule {
 		s += " · " + r.Trigger
 	}
 	return s

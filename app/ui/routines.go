@@ -11,6 +11,7 @@ import (
 
 	"github.com/routinely/routinely/app/desktop/session"
 	"github.com/routinely/routinely/scheduler"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // Columns of the routines table.
@@ -176,16 +177,16 @@ func (t *RoutinesTable) report(err error) {
 }
 
 // OutcomeIcon is the icon beside a last run: none before the first run.
-func OutcomeIcon(r *scheduler.Run) fyne.Resource {
+func OutcomeIcon(r *journal.Run) fyne.Resource {
 	if r == nil {
 		return nil
 	}
 	switch {
 	case failed(r.Outcome):
 		return theme.ErrorIcon()
-	case r.Outcome == scheduler.OutcomeRunning:
+	case r.Outcome == journal.OutcomeRunning:
 		return theme.MediaPlayIcon()
-	case r.Outcome == scheduler.OutcomeSkipped || r.Outcome == scheduler.OutcomeMissed:
+	case r.Outcome == journal.OutcomeSkipped || r.Outcome == journal.OutcomeMissed:
 		return theme.WarningIcon()
 	}
 	return theme.ConfirmIcon()

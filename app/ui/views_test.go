@@ -13,6 +13,8 @@ import (
 	"github.com/routinely/routinely/app/desktop/session"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
+	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // buttons returns the rendered buttons labelled text, in layout order.
@@ -214,7 +216,7 @@ func TestSettingsView(t *testing.T) {
 	v := NewSettingsView(rec, nil)
 	s := standbyState()
 	s.ConfigErr = "routines.toml:4:9: expected '=' after a key"
-	s.Problems = []scheduler.Problem{{File: "routines.toml", Line: 12, Col: 3, Routine: "x", Message: "unknown action \"rnu\""}}
+	s.Problems = []config.Problem{{File: "routines.toml", Line: 12, Col: 3, Routine: "x", Message: "unknown action \"rnu\""}}
 	v.Update(s)
 	if len(rec.Calls()) != 0 {
 		t.Fatalf("showing the state fired actions: %q", rec.Calls())
@@ -304,8 +306,8 @@ func TestDuration(t *testing.T) {
 // perRoutine answers History with one run named after the routine asked for.
 type perRoutine struct{ *recorder }
 
-func (p perRoutine) History(routine string, _ int) ([]scheduler.Run, error) {
-	return []scheduler.Run{{ID: int64(len(routine)), Routine: routine, Outcome: "success"}}, nil
+func (p perRoutine) History(routine string, _ int) ([]journal.Run, error) {
+	return []journal.Run{{ID: int64(len(routine)), Routine: routine, Outcome: "success"}}, nil
 }
 
 // A slow read of the routine chosen first must not replace the history of the one chosen after.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/routinely/routinely/app/autostart"
 	"github.com/routinely/routinely/ownership"
-	"github.com/routinely/routinely/scheduler"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // pauseNote is recorded with a pause made from the app.
@@ -143,7 +143,7 @@ func (s *Session) Settings() Settings {
 }
 
 // History returns routine's runs, newest first.
-func (s *Session) History(routine string, limit int) ([]scheduler.Run, error) {
+func (s *Session) History(routine string, limit int) ([]journal.Run, error) {
 	j, err := s.obs.journal()
 	if err != nil {
 		return nil, err

@@ -10,6 +10,8 @@ import (
 	"github.com/routinely/routinely/app/paths"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
+	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // observer reads what any process may read: the owner record and diagnoses, the routines file
@@ -19,8 +21,8 @@ type observer struct {
 	owner *ownership.Observer
 
 	mu       sync.Mutex
-	j        *scheduler.Journal
-	cfg      *scheduler.Config
+	j        *journal.Journal
+	cfg      *config.Config
 	cfgErr   error
 	cfgStamp fileStamp
 }
@@ -44,13 +46,13 @@ func stamp(path string) fileStamp {
 }
 
 // journal opens the run journal on first use (it is shared with the owner through WAL).
-func (o *observer) journal() (*scheduler.Journal, error) {
+func (o *observer) journal() (*journal.Journal, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.j != nil {
 		return o.j, nil
 	}
-	j, err := scheduler.OpenJournal(o.p.Journal)
+	j, err := journal.Open(o.p.Journal)
 	if err != nil {
 		return nil, fmt.Errorf("open the run journal: %w", err)
 	}
@@ -59,20 +61,20 @@ func (o *observer) journal() (*scheduler.Journal, error) {
 }
 
 // config returns the parsed routines file, reparsing only when it changed on disk.
-func (o *observer) config() (*scheduler.Config, error) {
+func (o *observer) config() (*config.Config, error) {
 	st := stamp(o.p.Config)
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if (o.cfg != nil || o.cfgErr != nil) && st == o.cfgStamp {
 		return o.cfg, o.cfgErr
 	}
-	o.cfg, o.cfgErr = scheduler.LoadConfig(o.p.Config)
+	o.cfg, o.cfgErr = config.LoadConfig(o.p.Config)
 	o.cfgStamp = st
 	return o.cfg, o.cfgErr
 }
 
 // routines computes what an observer shows for each routine from the config and the journal.
-func (o *observer) routines(now time.Time) ([]scheduler.RoutineState, []scheduler.Problem, string) {
+func (o *observer) routines(now time.Time) ([]scheduler.RoutineState, []config.Problem, string) {
 	cfg, err := o.config()
 	if err != nil {
 		return nil, nil, err.Error()

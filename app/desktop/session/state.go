@@ -5,6 +5,7 @@ import (
 
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
+	"github.com/routinely/routinely/scheduler/config"
 )
 
 // Mode is what this app is doing about the schedule.
@@ -29,7 +30,7 @@ type State struct {
 	Self       *ownership.Record // this app's own record while it owns
 	Pending    *ownership.Request
 	Routines   []scheduler.RoutineState
-	Problems   []scheduler.Problem
+	Problems   []config.Problem
 	ConfigPath string
 	ConfigErr  string // whole-file error ("FILE:LINE:COL: ..."), empty when the file loads
 	Notice     string // a transient sentence for the owner panel (e.g. a failed take back)

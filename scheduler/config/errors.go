@@ -1,0 +1,19 @@
+package config
+
+import "errors"
+
+// ErrConfig: routines.toml cannot be used as a whole (it does not parse, or cannot be read).
+// Callers test it with errors.Is; the *ConfigError that wraps it says where and why.
+var ErrConfig = errors.New("invalid routines file")
+
+// ErrUnknownRoutine: no routine of that name in the current configuration.
+var ErrUnknownRoutine = errors.New("no such routine")
+
+// Causes a *ConfigError wraps besides ErrConfig (a read or parse error otherwise).
+var (
+	errIsDir      = errors.New("is a directory")
+	errNotRegular = errors.New("not a regular file")
+	errTooLarge   = errors.New("routines file too large")
+	errTooDeep    = errors.New("routines file nested too deep")
+	errTooWide    = errors.New("routines file has a table too large")
+)

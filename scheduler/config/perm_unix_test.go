@@ -1,0 +1,203 @@
+//go:build !windows
+
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// commandConfig has one shell routine (refused from a file others can change) and one notify
+// routine (kept either way).
+const commandConfig = `[[routine]]
+name = "cmd"
+every = "1h"
+shell = "true"
+
+[[routine]]
+name = "note"
+every = "1h"
+notify = { title = "x" }
+`
+
+// otherUID is a uid no test file starts with; chown to it needs root.
+const otherUID = 4242
+
+func chownOther(t *testing.T, path string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give a file to another uid")
+	}
+	if err := os.Lchown(path, otherUID, otherUID); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mkdir creates directory path with mode as chmod(1) takes it (0o1777 is sticky), whatever the
+// umask.
+func mkdir(t *testing.T, path string, mode uint32) string {
+	t.Helper()
+	if err := os.Mkdir(path, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Chmod(path, mode); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func writeFile(t *testing.T, path, body string) string {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func symlink(t *testing.T, target, link string) string {
+	t.Helper()
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	return link
+}
+
+// Every directory on the way to routines.toml (after symbolic links too) and the file itself
+// are vetted: when another user could change what is read, the shell routine is disabled with
+// the path, what is wrong and the fix; otherwise it is kept.
+func TestLoadConfigVetsEveryDirectoryOnThePath(t *testing.T) {
+	cases := []struct {
+		name string
+		// setup returns the path to load; want is "" when the commands are kept, else the
+		// substrings the refusal must contain ("$D" is the base directory).
+		setup func(t *testing.T, base string) string
+		want  []string
+	}{
+		{"private directory", func(t *testing.T, base string) string {
+			return writeFile(t, filepath.Join(mkdir(t, base+"/d", 0o700), "routines.toml"), commandConfig)
+		}, nil},
+		{"group-writable directory", func(t *testing.T, base string) string {
+			return writeFile(t, filepath.Join(mkdir(t, base+"/d", 0o770), "routines.toml"), commandConfig)
+		}, []string{"$D/d is writable by other users (mode 0770)", "fix: chmod go-w $D/d"}},
+		{"world-writable parent of a private directory", func(t *testing.T, base string) string {
+			mkdir(t, base+"/shared", 0o777)
+			return writeFile(t, filepath.Join(mkdir(t, base+"/shared/mine", 0o700), "routines.toml"), commandConfig)
+		}, []string{"$D/shared is writable by other users (mode 0777), who can replace $D/shared/mine"}},
+		{"sticky world-writable directory, your file", func(t *testing.T, base string) string {
+			return writeFile(t, filepath.Join(mkdir(t, base+"/tmp", 0o1777), "routines.toml"), commandConfig)
+		}, nil},
+		{"sticky world-writable directory, another user's file", func(t *testing.T, base string) string {
+			p := writeFile(t, filepath.Join(mkdir(t, base+"/tmp", 0o1777), "routines.toml"), commandConfig)
+			chownOther(t, p)
+			return p
+		}, []string{"$D/tmp is writable by other users (mode 1777), who can replace $D/tmp/routines.toml"}},
+		{"directory owned by another user", func(t *testing.T, base string) string {
+			d := mkdir(t, base+"/theirs", 0o755)
+			p := writeFile(t, filepath.Join(d, "routines.toml"), commandConfig)
+			chownOther(t, d)
+			return p
+		}, []string{"$D/theirs is owned by ", "uid 4242", ", who can replace $D/theirs/routines.toml", "fix: keep routines.toml in a directory of your own"}},
+		{"file owned by another user", func(t *testing.T, base string) string {
+			p := writeFile(t, filepath.Join(mkdir(t, base+"/d", 0o700), "routines.toml"), commandConfig)
+			chownOther(t, p)
+			return p
+		}, []string{"$D/d/routines.toml is owned by ", "uid 4242", ", not you", "fix: make it yours: cp "}},
+		{"group-writable file", func(t *testing.T, base string) string {
+			p := writeFile(t, filepath.Join(mkdir(t, base+"/d", 0o700), "routines.toml"), commandConfig)
+			if err := os.Chmod(p, 0o620); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}, []string{"$D/d/routines.toml is group- or world-writable (mode 0620)", "fix: chmod go-w $D/d/routines.toml"}},
+		{"symbolic link to a private file (dotfiles)", func(t *testing.T, base string) string {
+			real := writeFile(t, filepath.Join(mkdir(t, base+"/dotfiles", 0o700), "routines.toml"), commandConfig)
+			return symlink(t, real, filepath.Join(mkdir(t, base+"/cfg", 0o700), "routines.toml"))
+		}, nil},
+		{"relative symbolic link with ..", func(t *testing.T, base string) string {
+			writeFile(t, filepath.Join(mkdir(t, base+"/dotfiles", 0o700), "routines.toml"), commandConfig)
+			return symlink(t, "../dotfiles/./routines.toml", filepath.Join(mkdir(t, base+"/cfg", 0o700), "routines.toml"))
+		}, nil},
+		{"symbolic link into a writable directory", func(t *testing.T, base string) string {
+			real := writeFile(t, filepath.Join(mkdir(t, base+"/shared", 0o777), "routines.toml"), commandConfig)
+			return symlink(t, real, filepath.Join(mkdir(t, base+"/cfg", 0o700), "routines.toml"))
+		}, []string{"$D/shared is writable by other users (mode 0777), who can replace $D/shared/routines.toml"}},
+		{"symbolic link kept in a writable directory", func(t *testing.T, base string) string {
+			real := writeFile(t, filepath.Join(mkdir(t, base+"/mine", 0o700), "routines.toml"), commandConfig)
+			return symlink(t, real, filepath.Join(mkdir(t, base+"/shared", 0o777), "routines.toml"))
+		}, []string{"$D/shared is writable by other users (mode 0777), who can replace $D/shared/routines.toml"}},
+		{"chain of links, the middle one in a writable directory", func(t *testing.T, base string) string {
+			real := writeFile(t, filepath.Join(mkdir(t, base+"/mine", 0o700), "routines.toml"), commandConfig)
+			mid := symlink(t, real, filepath.Join(mkdir(t, base+"/shared", 0o777), "link"))
+			return symlink(t, mid, filepath.Join(mkdir(t, base+"/cfg", 0o700), "routines.toml"))
+		}, []string{"$D/shared is writable by other users (mode 0777), who can replace $D/shared/link"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			base, err := filepath.EvalSymlinks(mkdir(t, filepath.Join(t.TempDir(), "base"), 0o700))
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := c.setup(t, base)
+			cfg, err := LoadConfig(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.Routine("note") == nil {
+				t.Fatalf("the notify routine was dropped: %v", cfg.Problems)
+			}
+			if c.want == nil {
+				if cfg.Routine("cmd") == nil || len(cfg.Problems) > 0 {
+					t.Fatalf("shell routine refused from a safe path: %v", cfg.Problems)
+				}
+				return
+			}
+			if cfg.Routine("cmd") != nil || len(cfg.Problems) != 1 {
+				t.Fatalf("shell routine kept, or not one problem: %v", cfg.Problems)
+			}
+			p := cfg.Problems[0]
+			msg := p.String()
+			if !strings.HasPrefix(msg, path+":1:3: routine \"cmd\" disabled: ") || !strings.Contains(msg, "run commands as you") {
+				t.Errorf("problem does not say where and why: %s", msg)
+			}
+			for _, w := range c.want {
+				if w = strings.ReplaceAll(w, "$D", base); !strings.Contains(msg, w) {
+					t.Errorf("problem lacks %q:\n%s", w, msg)
+				}
+			}
+		})
+	}
+}
+
+// A FIFO, a directory, a file over the size limit and a symbolic link loop are refused as a
+// whole, without blocking and without reading past the limit.
+func TestLoadConfigRefusesWhatIsNotARoutinesFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.toml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	big := writeFile(t, filepath.Join(dir, "big.toml"), "# "+strings.Repeat("x", MaxConfigBytes)+"\n")
+	loop := symlink(t, "loop.toml", filepath.Join(dir, "loop.toml"))
+	for path, want := range map[string]string{
+		fifo: fifo + ": " + fifo + " is a named pipe (FIFO), not a regular file; routines.toml must be a regular file",
+		dir:  dir + ": is a directory, not a routines file",
+		big:  big + ": is larger than 1024 KiB, the most a routines file may be",
+		loop: loop + ": cannot read: resolve " + loop + ": too many levels of symbolic links",
+	} {
+		done := make(chan error, 1)
+		go func() { _, err := LoadConfig(path); done <- err }()
+		select {
+		case err := <-done:
+			if !errors.Is(err, ErrConfig) || err.Error() != want {
+				t.Errorf("LoadConfig(%s) = %v, want ErrConfig %q", filepath.Base(path), err, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("LoadConfig(%s) blocked", filepath.Base(path))
+		}
+	}
+}

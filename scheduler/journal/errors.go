@@ -1,0 +1,20 @@
+package journal
+
+import "errors"
+
+// Sentinel errors of the journal. Callers test them with errors.Is.
+var (
+	// ErrFenced: a journal write carries an epoch older than one already recorded.
+	ErrFenced = errors.New("fenced: a newer owner epoch exists")
+	// ErrSlotClaimed: the (routine, slot) pair was already claimed; the slot ran before.
+	ErrSlotClaimed = errors.New("slot already claimed")
+	// ErrNoRun: no run with that id in the journal.
+	ErrNoRun = errors.New("no such run")
+	// ErrReadOnly: a write through a journal opened with OpenReadOnly.
+	ErrReadOnly = errors.New("journal opened read-only")
+	// ErrNotJournal: the file at the journal's path is not a Routinely journal (not SQLite,
+	// another program's database, damaged, not a regular file); it is left untouched.
+	ErrNotJournal = errors.New("not a Routinely journal")
+	// ErrClosed: a write through a journal after its Close.
+	ErrClosed = errors.New("journal closed")
+)

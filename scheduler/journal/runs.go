@@ -1,0 +1,258 @@
+package journal
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/routinely/routinely/scheduler/config"
+)
+
+// Result is the result of a claimed run.
+type Result struct {
+	Outcome string
+	Reason  string
+	// Started, when set, is when the action actually started (the claim recorded when the slot
+	// was claimed, up to claimLead before it); LateBy goes with it. Zero: the action never
+	// started and the claim's values stay.
+	Started  time.Time
+	LateBy   time.Duration
+	Finished time.Time
+	ExitCode *int
+	Attempts int
+	Summary  string
+	Output   []byte // capped to MaxOutput here
+}
+
+// Finish records the end of run id. Errors: ErrFenced when a newer epoch is recorded (the run
+// stays as the newer owner's Acquire marked it); ErrNoRun when id is unknown.
+func (j *Journal) Finish(id int64, f Result) error {
+	if len(f.Output) > config.MaxOutput {
+		f.Output = f.Output[:config.MaxOutput]
+	}
+	var exit any
+	if f.ExitCode != nil {
+		exit = *f.ExitCode
+	}
+	var started, lateBy any
+	if !f.Started.IsZero() {
+		started, lateBy = f.Started.UnixNano(), int64(f.LateBy)
+	}
+	err := j.write1(func(tx *sql.Tx) error {
+		res, err := tx.Exec(`UPDATE runs SET outcome = ?, reason = ?, finished = ?, exit_code = ?, attempts = ?,
+			summary = ?, output = ?, started = COALESCE(?, started), late_by = COALESCE(?, late_by)
+			WHERE id = ? AND `+fenced,
+			f.Outcome, f.Reason, f.Finished.UnixNano(), exit, f.Attempts, f.Summary, f.Output, started, lateBy,
+			id, j.epoch.Load())
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			var exists bool
+			if err := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM runs WHERE id = ?)`, id).Scan(&exists); err != nil {
+				return err
+			}
+			if exists {
+				return ErrFenced
+			}
+			return ErrNoRun
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("finish run %d: %w", id, err)
+	}
+	return nil
+}
+
+const runColumns = `id, routine, slot, trigger, epoch, outcome, reason, started, finished, late_by, exit_code, attempts, length(output)`
+
+func scanRun(row interface{ Scan(...any) error }) (Run, error) {
+	var r Run
+	var slot, lateBy int64
+	var started, finished, exit, size sql.NullInt64
+	if err := row.Scan(&r.ID, &r.Routine, &slot, &r.Trigger, &r.Epoch, &r.Outcome, &r.Reason, &started,
+		&finished, &lateBy, &exit, &r.Attempts, &size); err != nil {
+		return r, err
+	}
+	r.Slot = time.Unix(0, slot)
+	r.Started, r.Finished = nsTime(started), nsTime(finished)
+	r.LateBy = time.Duration(lateBy)
+	if r.Started != nil && r.Finished != nil {
+		r.Duration = r.Finished.Sub(*r.Started)
+	}
+	if exit.Valid {
+		code := int(exit.Int64)
+		r.ExitCode = &code
+	}
+	r.OutputSize = int(size.Int64)
+	return r, nil
+}
+
+// History returns up to limit runs, newest first; routine "" means all routines. limit <= 0
+// means no limit. Errors: the query error, wrapped.
+func (j *Journal) History(routine string, limit int) ([]Run, error) {
+	if limit <= 0 {
+		limit = -1
+	}
+	rows, err := j.db.Query(`SELECT `+runColumns+` FROM runs WHERE (? = '' OR routine = ?) ORDER BY id DESC LIMIT ?`,
+		routine, routine, limit)
+	if err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	defer func() { _ = rows.Close() }()
+	var out []Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("history: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// Run returns one run by id. Errors: ErrNoRun if unknown.
+func (j *Journal) Run(id int64) (Run, error) {
+	r, err := scanRun(j.db.QueryRow(`SELECT `+runColumns+` FROM runs WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, fmt.Errorf("run %d: %w", id, ErrNoRun)
+	}
+	if err != nil {
+		return r, fmt.Errorf("run %d: %w", id, err)
+	}
+	return r, nil
+}
+
+// Output returns a run's captured output (at most MaxOutput bytes). Errors: ErrNoRun if unknown.
+func (j *Journal) Output(runID int64) ([]byte, error) {
+	var out []byte
+	err := j.db.QueryRow(`SELECT output FROM runs WHERE id = ?`, runID).Scan(&out)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("output of run %d: %w", runID, ErrNoRun)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("output of run %d: %w", runID, err)
+	}
+	return out, nil
+}
+
+// LastSlot returns the latest claimed scheduled (non-manual) slot of routine, zero if none.
+// Errors: the query error, wrapped.
+func (j *Journal) LastSlot(routine string) (time.Time, error) {
+	var ns sql.NullInt64
+	if err := j.db.QueryRow(`SELECT MAX(slot) FROM runs WHERE routine = ? AND trigger != ?`, routine, TriggerManual).Scan(&ns); err != nil {
+		return time.Time{}, fmt.Errorf("last slot of %s: %w", routine, err)
+	}
+	if !ns.Valid {
+		return time.Time{}, nil
+	}
+	return time.Unix(0, ns.Int64), nil
+}
+
+// LastSlots returns every routine's latest claimed scheduled (non-manual) slot in one query.
+// Errors: the query error, wrapped.
+func (j *Journal) LastSlots() (map[string]time.Time, error) {
+	rows, err := j.db.Query(`SELECT routine, MAX(slot) FROM runs WHERE trigger != ? GROUP BY routine`, TriggerManual)
+	if err != nil {
+		return nil, fmt.Errorf("last slots: %w", err)
+	}
+	defer func() { _ = rows.Close() }()
+	out := map[string]time.Time{}
+	for rows.Next() {
+		var name string
+		var ns int64
+		if err := rows.Scan(&name, &ns); err != nil {
+			return nil, fmt.Errorf("last slots: %w", err)
+		}
+		out[name] = time.Unix(0, ns)
+	}
+	return out, rows.Err()
+}
+
+// AllRecentOutcomes returns, per routine, its latest n outcomes of runs that ran (newest first).
+// Errors: the query error, wrapped.
+func (j *Journal) AllRecentOutcomes(n int) (map[string][]string, error) {
+	rows, err := j.db.Query(`SELECT routine, outcome FROM (
+			SELECT routine, outcome, ROW_NUMBER() OVER (PARTITION BY routine ORDER BY id DESC) AS rn
+			FROM runs WHERE outcome NOT IN (?, ?, ?, ?))
+		WHERE rn <= ? ORDER BY routine, rn`, OutcomeRunning, OutcomeSkipped, OutcomeMissed, OutcomeInterrupted, n)
+	if err != nil {
+		return nil, fmt.Errorf("recent outcomes: %w", err)
+	}
+	defer func() { _ = rows.Close() }()
+	out := map[string][]string{}
+	for rows.Next() {
+		var name, o string
+		if err := rows.Scan(&name, &o); err != nil {
+			return nil, fmt.Errorf("recent outcomes: %w", err)
+		}
+		out[name] = append(out[name], o)
+	}
+	return out, rows.Err()
+}
+
+// RecentOutcomes returns routine's latest n outcomes of runs that ran (newest first).
+// Errors: the query error, wrapped.
+func (j *Journal) RecentOutcomes(routine string, n int) ([]string, error) {
+	rows, err := j.db.Query(`SELECT outcome FROM runs WHERE routine = ? AND outcome NOT IN (?, ?, ?, ?)
+		ORDER BY id DESC LIMIT ?`, routine, OutcomeRunning, OutcomeSkipped, OutcomeMissed, OutcomeInterrupted, n)
+	if err != nil {
+		return nil, fmt.Errorf("recent outcomes of %s: %w", routine, err)
+	}
+	defer func() { _ = rows.Close() }()
+	var out []string
+	for rows.Next() {
+		var o string
+		if err := rows.Scan(&o); err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}
+
+// pruneEvery spaces one routine's retention passes: a few extra rows for a minute cost
+// nothing, a DELETE after every run of an every-second routine costs write time.
+const pruneEvery = time.Minute
+
+// PruneLater deletes routine's runs beyond the newest keep in a background goroutine (one at a
+// time per routine), so retention never blocks a run. The row holding the routine's latest
+// scheduled slot is always kept: it is the high-water mark that stops re-firing.
+func (j *Journal) PruneLater(routine string, keep int) {
+	j.pruneMu.Lock()
+	if j.pruning[routine] || time.Since(j.pruned[routine]) < pruneEvery {
+		j.pruneMu.Unlock()
+		return
+	}
+	j.pruning[routine] = true
+	j.pruned[routine] = time.Now()
+	j.pruneWG.Add(1)
+	j.pruneMu.Unlock()
+	go func() {
+		defer j.pruneWG.Done()
+		defer func() {
+			j.pruneMu.Lock()
+			delete(j.pruning, routine)
+			j.pruneMu.Unlock()
+		}()
+		_ = j.Prune(routine, keep)
+	}()
+}
+
+// Prune deletes routine's runs older than the newest keep (never a running one).
+// Errors: the write error, wrapped.
+func (j *Journal) Prune(routine string, keep int) error {
+	err := j.write1(func(tx *sql.Tx) error {
+		_, err := tx.Exec(`DELETE FROM runs WHERE routine = ? AND outcome != ?
+		AND id < (SELECT id FROM runs WHERE routine = ? ORDER BY id DESC LIMIT 1 OFFSET ?)
+		AND slot < (SELECT COALESCE(MAX(slot), 9223372036854775807) FROM runs WHERE routine = ? AND trigger != ? AND outcome NOT IN (?, ?))`,
+			routine, OutcomeRunning, routine, keep-1, routine, TriggerManual, OutcomeSkipped, OutcomeMissed)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("prune %s: %w", routine, err)
+	}
+	return nil
+}
