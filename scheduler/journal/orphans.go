@@ -32,20 +32,10 @@ func (j *Journal) RunToken(id int64) string {
 // is recorded; the write's error, wrapped.
 func (j *Journal) RecordLeader(id int64, p ownership.ProcessIdentity) error {
 	err := j.write1(func(tx *sql.Tx) error {
-		res, err := tx.Exec(`UPDATE runs SET leader_pid = ?, leader_start_ms = ?, leader_start_ticks = ?
+		// No row updated and not fenced: the run has already been recorded.
+		return j.fencedUpdate(tx, `UPDATE runs SET leader_pid = ?, leader_start_ms = ?, leader_start_ticks = ?
 			WHERE id = ? AND outcome = ? AND `+fenced,
 			p.PID, p.StartMS, int64(p.StartTicks), id, OutcomeRunning, j.epoch.Load())
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			var maxE uint64
-			if maxE, err = maxEpoch(tx); err != nil {
-				return err
-			}
-			return fencedBy(maxE, j.epoch.Load()) // nil: the run has already been recorded
-		}
-		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("record the process of run %d: %w", id, err)
@@ -83,23 +73,31 @@ func (j *Journal) Orphans() ([]Orphan, error) {
 // run that is no longer running is left as it is.
 func (j *Journal) CloseOrphan(id int64, reason string, now time.Time) error {
 	err := j.write1(func(tx *sql.Tx) error {
-		res, err := tx.Exec(`UPDATE runs SET outcome = ?, reason = ?, finished = ?
+		return j.fencedUpdate(tx, `UPDATE runs SET outcome = ?, reason = ?, finished = ?
 			WHERE id = ? AND outcome = ? AND epoch < ? AND `+fenced,
 			OutcomeInterrupted, reason, now.UnixNano(), id, OutcomeRunning, j.epoch.Load(), j.epoch.Load())
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			var maxE uint64
-			if maxE, err = maxEpoch(tx); err != nil {
-				return err
-			}
-			return fencedBy(maxE, j.epoch.Load())
-		}
-		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("record orphaned run %d: %w", id, err)
 	}
 	return nil
+}
+
+// fencedUpdate runs query (an UPDATE guarded by the fenced condition) in tx. When it changes no
+// row it tells why: ErrFenced (wrapped by fencedBy) when a newer epoch is recorded, else nil
+// (the row is not in the state the update expects, which the callers treat as done already).
+// Errors: the statement's or the epoch query's.
+func (j *Journal) fencedUpdate(tx *sql.Tx, query string, args ...any) error {
+	res, err := tx.Exec(query, args...)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n > 0 {
+		return nil
+	}
+	maxE, err := maxEpoch(tx)
+	if err != nil {
+		return err
+	}
+	return fencedBy(maxE, j.epoch.Load())
 }
