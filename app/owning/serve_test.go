@@ -21,6 +21,7 @@ import (
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
 	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // envChallenger makes the test binary a challenger process (`routinely daemon --takeover` in
@@ -228,5 +229,55 @@ func TestLogNotifierLogs(t *testing.T) {
 	}
 	if s := buf.String(); !strings.Contains(s, "Good morning") || !strings.Contains(s, "coffee") {
 		t.Fatalf("log = %q", s)
+	}
+}
+
+// A takeover approved before the routines have started (the owner had nothing in flight, so it
+// let go at once) leaves this owner's start fenced by the successor's epoch. That is a handover:
+// Serve returns nil, not "start routines: … fenced" (which made a daemon exit 1).
+func TestServeFencedByATakeoverDuringStartIsAHandover(t *testing.T) {
+	p := profile(t, "[[routine]]\nname = \"n\"\nevery = \"1h\"\nnotify = { title = \"t\" }\n")
+	h := acquire(t, p) // PolicyAllow: the owner approves by itself
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), envChallenger+"="+filepath.Dir(p.Config))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = stdin.Close(); _ = cmd.Wait() }()
+	sc := bufio.NewScanner(out)
+	if !sc.Scan() || !strings.HasPrefix(sc.Text(), "owned") {
+		t.Fatalf("challenger: %q, want it to own", sc.Text())
+	}
+	go func() { _, _ = io.Copy(io.Discard, out) }()
+	// The successor's engine starts first and records its epoch in the journal.
+	j, err := journal.Open(p.Journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Acquire(h.Epoch()+1, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	_ = j.Close()
+	// This owner's start comes only now, fenced.
+	done := make(chan error, 1)
+	go func() { done <- Serve(context.Background(), h, p, LogNotifier{}, slog.New(slog.DiscardHandler), nil) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Serve fenced by a takeover during its start: %v, want nil (a handover)", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Serve did not return")
+	}
+	if err := h.Err(); !errors.Is(err, ownership.ErrReleased) {
+		t.Fatalf("handle ended with %v, want ErrReleased", err)
 	}
 }
