@@ -47,6 +47,11 @@ func Run(ctx context.Context, p paths.Paths, background bool, version string, lo
 		// A long-lived tray app: trade a little GC work for less resident memory (footprint.sh).
 		debug.SetGCPercent(50)
 	}
+	inst, handed := claimProfile(p.State, background, logger)
+	if handed {
+		return nil
+	}
+	defer inst.Close()
 	a := app.NewWithID(appID)
 	a.SetIcon(ui.AppIcon)
 	win := a.NewWindow("Routinely") // Fyne creates the OS window and its GL context on first Show
@@ -78,6 +83,11 @@ func Run(ctx context.Context, p paths.Paths, background bool, version string, lo
 	pub.tray, pub.window, pub.trayOnUI = trayPres.Apply, pres.Apply, trayNeedsUILoop
 	tr.SetIcon(ui.LookStandby.Resource())
 	tr.Start()
+	// A later launch of this profile shows the window as the tray's Open does; once the app
+	// starts quitting, the profile is free for a new app (which stands by until this one has
+	// released the routines).
+	inst.Serve(acts.ShowWindow)
+	go func() { <-sctx.Done(); inst.Close() }()
 
 	if !background {
 		acts.ShowWindow()
