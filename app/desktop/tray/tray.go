@@ -7,6 +7,7 @@
 package tray
 
 import (
+	"errors"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -32,9 +33,14 @@ type Tray struct {
 
 	// mu serialises Start, Stop, SetIcon and Show: systray's menu calls are not safe to
 	// interleave (its Linux code reads and grows the layout tree in separate steps).
-	mu        sync.Mutex
-	started   bool
-	stopped   bool
+	mu      sync.Mutex
+	started bool
+	stopped bool
+	// conn is the shared session-bus connection systray exports the item on (see canStart). The
+	// bus can end under the app at any time (logout, the session's dbus-daemon exiting while
+	// the app drains); from then on the item is gone and live reports false.
+	conn      *dbus.Conn
+	gone      bool            // the loss of conn was logged
 	icon      fyne.Resource   // last SetIcon, applied by Start if set earlier
 	pending   []traymenu.Item // last Show before Start, built by Start
 	shown     []traymenu.Item // what systray shows now
@@ -91,15 +97,16 @@ func (t *Tray) Start() {
 	if t.started || t.stopped {
 		return
 	}
-	if err := canStart(); err != nil {
+	conn, err := canStart()
+	if err != nil {
 		slog.Warn("tray: cannot show the system tray item", "err", err)
 		return
 	}
-	t.started = true
+	t.started, t.conn = true, conn
 	t.start()
 	go t.runActions()
 	if t.icon != nil {
-		applyIcon(t.icon)
+		t.applyIcon(t.icon)
 	}
 	if t.pending != nil {
 		t.apply(t.pending)
@@ -119,7 +126,9 @@ func (t *Tray) Stop() {
 		return
 	}
 	t.stopped = true
-	systray.ResetMenu() // closes every item's ClickedCh
+	// ResetMenu also closes every item's ClickedCh (ending the receivers), which Stop needs even
+	// when the bus is gone; with the bus gone its D-Bus signal only fails and is logged.
+	systray.ResetMenu()
 	t.nodes, t.shown = nil, nil
 	t.end()
 	close(t.done)
@@ -127,22 +136,58 @@ func (t *Tray) Stop() {
 }
 
 // SetIcon shows r as the tray icon. r is a PNG (as Fyne's tray takes it: SVG is not rasterised).
-// Before Start it is kept and applied by Start. Safe from any goroutine.
+// Before Start it is kept and applied by Start; after Stop, or once the session bus has gone,
+// it does nothing. It never panics. Safe from any goroutine.
 func (t *Tray) SetIcon(r fyne.Resource) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.icon = r
-	if t.started && !t.stopped {
-		applyIcon(r)
+	if t.live() {
+		t.applyIcon(r)
 	}
 }
 
-func applyIcon(r fyne.Resource) {
+// live reports whether systray may be called now: started, not stopped, and its bus connection
+// open. Every systray call that reaches D-Bus is made under t.mu after live returned true (the
+// one rule that keeps the tray from being updated after it ended). Call with t.mu held.
+func (t *Tray) live() bool {
+	if !t.started || t.stopped {
+		return false
+	}
+	if !t.conn.Connected() {
+		if !t.gone {
+			t.gone = true
+			slog.Warn("tray: the session bus connection closed; the tray item is gone")
+		}
+		return false
+	}
+	return true
+}
+
+// applyIcon calls systray.SetIcon, which panics (godbus prop.SetMust) when emitting its
+// PropertiesChanged signal fails. That happens when the bus connection closes between live's
+// check and the emit: no check can rule that out, because the bus may end at any instant. The
+// panic is recovered here, where systray's and godbus's locks have been released by their
+// defers, and the icon is simply not shown: the item is gone with the bus anyway. A panic that
+// is not such an error is not ours to hide and is re-raised. Call with t.mu held.
+func (t *Tray) applyIcon(r fyne.Resource) {
 	content := r.Content()
 	if len(content) == 0 {
 		slog.Warn("tray: empty icon", "name", r.Name())
 		return
 	}
+	defer func() {
+		if p := recover(); p != nil {
+			err, ok := p.(error)
+			if !ok {
+				panic(p)
+			}
+			if !errors.Is(err, dbus.ErrClosed) {
+				slog.Warn("tray: could not show the icon", "err", err)
+			}
+			t.live() // logs the loss once if that is what happened
+		}
+	}()
 	systray.SetIcon(content)
 }
 
@@ -179,6 +224,9 @@ func (t *Tray) Show(m *fyne.Menu) {
 	t.markCheckable(items)
 	if !t.started {
 		t.pending = items
+		return
+	}
+	if !t.live() {
 		return
 	}
 	t.apply(items)
@@ -329,10 +377,10 @@ func (t *Tray) runActions() {
 	}
 }
 
-// canStart reports whether systray can export the item: its start function only logs a failed
-// session-bus connection, and its end function then dereferences the missing connection.
-// systray uses the same shared dbus.SessionBus connection, which this call opens and caches.
-func canStart() error {
-	_, err := dbus.SessionBus()
-	return err
+// canStart returns the connection systray will export the item on, or why it cannot: its
+// start function only logs a failed session-bus connection, and its end function then
+// dereferences the missing connection. systray uses the same shared dbus.SessionBus connection,
+// which this call opens and caches.
+func canStart() (*dbus.Conn, error) {
+	return dbus.SessionBus()
 }

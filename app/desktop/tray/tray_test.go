@@ -43,6 +43,9 @@ var (
 // dbus.SessionBus, so the address must be set before the tray starts) and creates the tray.
 // The daemon is killed here rather than in a t.Cleanup because the tray outlives every test.
 func TestMain(m *testing.M) {
+	if os.Getenv(envBusLoss) != "" {
+		os.Exit(busLoss())
+	}
 	addr, stopBus, err := startBus()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "FAIL: the tray tests need dbus-daemon on PATH (Debian/Ubuntu package "+
@@ -67,6 +70,85 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Exit(code)
+}
+
+// envBusLoss makes the test binary run busLoss instead of the tests (a process of its own: the
+// tray is a process-wide singleton, and this one's bus dies).
+const envBusLoss = "ROUTINELY_TRAY_TEST_BUS_LOSS"
+
+// busLoss starts a tray on a private bus, keeps updating its icon and menu from two goroutines,
+// kills the bus daemon under it (as a logout or the end of dbus-run-session does while the app
+// drains), goes on updating for a while, then stops the tray. It prints "survived" and returns
+// 0 if nothing panicked; a panic kills the process with exit status 2.
+func busLoss() int {
+	addr, stopBus, err := startBus()
+	if err != nil {
+		fmt.Println("error:", err)
+		return 1
+	}
+	os.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
+	t := New(testTitle, nil)
+	t.Start()
+	icons := []fyne.Resource{pngIcon(1), pngIcon(2)}
+	menus := []*fyne.Menu{fyne.NewMenu("", fyne.NewMenuItem("a", nil)), fyne.NewMenu("", fyne.NewMenuItem("b", nil), fyne.NewMenuItem("c", nil))}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if g == 0 {
+					t.SetIcon(icons[i%2])
+				} else {
+					t.Show(menus[i%2])
+				}
+			}
+		}()
+	}
+	time.Sleep(300 * time.Millisecond)
+	stopBus()
+	time.Sleep(700 * time.Millisecond) // the shared connection closes once its reader sees EOF
+	close(stop)
+	wg.Wait()
+	t.SetIcon(icons[0])
+	t.Show(menus[0])
+	t.Stop()
+	t.SetIcon(icons[1])
+	fmt.Println("survived")
+	return 0
+}
+
+// pngIcon is a w×1 PNG, so each width is a different icon.
+func pngIcon(w int) fyne.Resource {
+	var buf bytes.Buffer
+	_ = png.Encode(&buf, image.NewNRGBA(image.Rect(0, 0, w, 1)))
+	return fyne.NewStaticResource(fmt.Sprintf("icon-%d.png", w), buf.Bytes())
+}
+
+// The tray survives its session bus ending under it while it is being updated: no panic, and
+// Stop still completes (a drain after logout). Mutation check: without live's connection check
+// or applyIcon's recover, the helper dies with "panic: dbus: connection closed by user".
+func TestBusLossNeverPanics(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), envBusLoss+"=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil || strings.TrimSpace(string(out)) != "survived" {
+		t.Fatalf("tray helper: %v, stdout %q, stderr:\n%s", err, out, stderr.String())
+	}
+	if strings.Contains(stderr.String(), "panic") {
+		t.Fatalf("the helper survived but logged a panic:\n%s", stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "the tray item is gone") {
+		t.Fatalf("the loss of the bus was not logged:\n%s", stderr.String())
+	}
 }
 
 // startBus runs dbus-daemon and returns its address and a function that kills it.
