@@ -13,8 +13,9 @@ import (
 
 // afterRun sends the alert the policy asks for and auto-pauses a routine that kept failing.
 func (e *Engine) afterRun(r *config.Routine, res action.Result) {
-	if title, body, send := e.alerts.Observe(r.Name, res); send && e.opts.Notifier != nil {
-		if err := e.opts.Notifier.Notify(title, body); err != nil {
+	if title, body, send := e.alerts.Observe(r.Name, res); send {
+		warn := isFailure(res.Outcome) || res.Outcome == action.OutcomeSelectorMissing
+		if err := e.notify(title, body, warn); err != nil {
 			e.log.Warn("notify", "routine", r.Name, "err", err)
 		}
 	}
@@ -38,9 +39,19 @@ func (e *Engine) afterRun(r *config.Routine, res action.Result) {
 	}
 	e.refreshPauses()
 	e.log.Warn("routine auto-paused", "routine", r.Name, "note", note)
-	if e.opts.Notifier != nil {
-		_ = e.opts.Notifier.Notify("Routine paused: "+r.Name, note+"; resume it when fixed")
+	_ = e.notify("Routine paused: "+r.Name, note+"; resume it when fixed", true)
+}
+
+// notify sends one alert through the engine's Notifier (none: nothing), as a warning when warn
+// is set and the Notifier can show one (WarningNotifier). It returns the Notifier's error.
+func (e *Engine) notify(title, body string, warn bool) error {
+	if e.opts.Notifier == nil {
+		return nil
 	}
+	if w, ok := e.opts.Notifier.(WarningNotifier); ok && warn {
+		return w.Warn(title, body)
+	}
+	return e.opts.Notifier.Notify(title, body)
 }
 
 func isFailure(outcome string) bool {

@@ -154,6 +154,11 @@ func (n *recordingNotifier) Notify(title, body string) error {
 	return nil
 }
 
+// Warn records a warning as "warning: TITLE: BODY" (the engine's WarningNotifier path).
+func (n *recordingNotifier) Warn(title, body string) error {
+	return n.Notify("warning: "+title, body)
+}
+
 func (n *recordingNotifier) all() []string {
 	n.mu.Lock()
 	defer n.mu.Unlock()

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -166,6 +167,9 @@ run = ["/bin/false"]
 	if !p.Paused || p.Note != "auto-paused after 3 consecutive failures" {
 		t.Fatalf("pause: %+v", p)
 	}
+	eventually(t, "the auto-pause warning", func() bool {
+		return slices.Contains(h.notes.all(), "warning: Routine paused: flaky: auto-paused after 3 consecutive failures; resume it when fixed")
+	})
 }
 
 // Five failures then a success give exactly one failure and one recovery notification.
@@ -191,6 +195,10 @@ run = ["/bin/false"]
 	notes := h.notes.all()
 	if len(notes) != 2 {
 		t.Fatalf("notifications: %q, want one failure and one recovery", notes)
+	}
+	// The failure is a warning (the desktop shows a warning icon); the recovery is not.
+	if notes[0] != "warning: flaky failed: exit 1" || notes[1] != "flaky recovered: Succeeded again after 5 failed runs." {
+		t.Fatalf("notifications: %q, want the failure as a warning and the recovery as a plain one", notes)
 	}
 }
 

@@ -29,3 +29,12 @@ type RoutineState struct {
 type Notifier interface {
 	Notify(title, body string) error
 }
+
+// WarningNotifier is a Notifier that can show a notification as a warning (the desktop gives it
+// a warning icon). The engine sends the alerts about a routine failing, its selector matching
+// nothing, and its auto-pause through Warn when its Notifier has it, and through Notify
+// otherwise.
+type WarningNotifier interface {
+	Notifier
+	Warn(title, body string) error
+}

@@ -62,23 +62,26 @@ func Run(ctx context.Context, p paths.Paths, background bool, version string, lo
 	defer stopSession()
 	loop := newUILoop()
 	pub := &publisher{loop: loop}
+	alerts, closeAlerts := newAlerter(a, logger)
+	defer closeAlerts() // after the session's last notification (defers run last-in first-out)
 	sess := session.New(session.Options{
-		Paths: p, Version: version, Logger: logger, Notifier: ui.Notifier{App: a}, Publish: pub.publish,
+		Paths: p, Version: version, Logger: logger, Notifier: ui.Notifier{Alerts: alerts}, Publish: pub.publish,
 	})
 	sessDone, runDone := make(chan struct{}), make(chan struct{})
 	acts := &actions{Session: sess, app: a, win: win, p: p, logger: logger, pub: pub, loop: loop,
 		stop: stopSession, done: sessDone, runDone: runDone, exit: os.Exit}
 	pres := ui.NewPresenter(win, acts)
 	win.SetMainMenu(ui.NewMainMenu(acts))
-	notify := func(n *fyne.Notification) { go a.SendNotification(n) } // a D-Bus call can be slow
-
 	tr := newTrayHost(a, win, acts.ShowWindow) // a left click shows the window
 	defer tr.Stop()
-	trayPres := ui.NewTrayPresenter(tr, acts, notify, func(err error) {
+	trayPres := ui.NewTrayPresenter(tr, acts, alerts, func(err error) {
 		logger.Warn("tray action failed", "err", err)
-		notify(&fyne.Notification{Title: "Routinely", Content: err.Error()})
+		alerts.Send(ui.Alert{Title: "Routinely: that did not work", Body: err.Error(), Warning: true})
 		loop.do(func() { pres.View.ShowError(err) })
 	})
+	// Runs once the session has ended (its refresh loop made the last Apply): a takeover
+	// question still on screen has nobody left to answer it.
+	defer trayPres.Withdraw()
 	trayPres.OnRequest = func(ownership.Request) { acts.ShowWindow() } // the prompt is in the window
 	pub.tray, pub.window, pub.trayOnUI = trayPres.Apply, pres.Apply, trayNeedsUILoop
 	tr.SetIcon(ui.LookStandby.Resource())

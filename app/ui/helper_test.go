@@ -103,7 +103,7 @@ func newPresenters(a fyne.App, acts Actions) *presenters {
 	host := &trayHost{}
 	return &presenters{
 		Presenter: NewPresenter(a.NewWindow("Routinely"), acts),
-		Tray:      NewTrayPresenter(host, acts, a.SendNotification, nil),
+		Tray:      NewTrayPresenter(host, acts, FyneAlerter{App: a, Sync: true}, nil),
 		host:      host,
 	}
 }

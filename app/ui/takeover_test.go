@@ -95,7 +95,7 @@ func TestTakeoverApproveReachesHandle(t *testing.T) {
 	p.Tray.OnRequest = func(r ownership.Request) { opened = append(opened, r.ID) }
 	st := session.State{Mode: session.ModeOwning, Now: time.Now(), Pending: &req}
 
-	test.AssertNotificationSent(t, TakeoverNotification(req), func() { p.Apply(st) })
+	test.AssertNotificationSent(t, TakeoverAlert(req).Notification(), func() { p.Apply(st) })
 	if p.Prompt == nil {
 		t.Fatal("no takeover dialog after the request")
 	}

@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"fyne.io/fyne/v2"
-
 	"github.com/routinely/routinely/app/desktop/session"
 	"github.com/routinely/routinely/ownership"
 )
@@ -14,30 +12,29 @@ import (
 type TrayPresenter struct {
 	Menu *TrayMenu
 	Look Look
-	// Notify sends a notification; the desktop sends off the caller's goroutine (a D-Bus call
-	// can take a while), tests keep it synchronous for test.AssertNotificationSent.
-	Notify func(*fyne.Notification)
+	// Alerts sends the notifications (never waiting for the notification service).
+	Alerts Alerter
 	// OnRequest (may be nil) is called once per new takeover request, after its notification:
 	// the desktop opens the window, where the prompt asks for an answer.
 	OnRequest func(ownership.Request)
 
 	host      TrayHost
 	lookSet   bool
-	diagnosed map[ownership.DiagnosisKind]bool // diagnoses already notified, one per episode
-	request   string                           // id of the takeover request last notified
+	diagnoses diagnosisAlerts // which owner diagnoses are notified, and when
+	request   string          // id of the takeover request last notified
+	withdraw  Withdraw        // takes that request's notification back (nil: none shown)
 }
 
 // NewTrayPresenter builds the tray menu shown by host (may be nil in tests) with actions a;
-// notify sends notifications; onError (may be nil) reports a failed tray action.
-func NewTrayPresenter(host TrayHost, a Actions, notify func(*fyne.Notification), onError func(error)) *TrayPresenter {
-	return &TrayPresenter{
-		Menu: NewTrayMenu(a, host, onError), Notify: notify, host: host,
-		diagnosed: map[ownership.DiagnosisKind]bool{},
-	}
+// alerts sends notifications; onError (may be nil) reports a failed tray action.
+func NewTrayPresenter(host TrayHost, a Actions, alerts Alerter, onError func(error)) *TrayPresenter {
+	return &TrayPresenter{Menu: NewTrayMenu(a, host, onError), Alerts: alerts, host: host}
 }
 
 // Apply shows s in the tray: menu, icon look; a new takeover request sends a notification and
-// calls OnRequest; a new wedge diagnosis sends one notification per episode.
+// calls OnRequest, and that notification is withdrawn once the request is no longer pending
+// (answered, withdrawn by the requester, expired, or this app no longer owns); an owner
+// diagnosis sends one notification per episode once it has persisted (diagnosisAlerts.due).
 func (p *TrayPresenter) Apply(s session.State) {
 	p.Menu.Update(s)
 	p.setLook(LookFor(s))
@@ -56,37 +53,48 @@ func (p *TrayPresenter) setLook(l Look) {
 }
 
 func (p *TrayPresenter) notifyRequest(s session.State) {
+	id := ""
+	if s.Pending != nil {
+		id = s.Pending.ID
+	}
+	if id == p.request {
+		return
+	}
+	// The request shown is no longer the pending one: its question has no answer to give.
+	p.Withdraw()
+	p.request = id
 	if s.Pending == nil {
-		p.request = ""
 		return
 	}
-	if s.Pending.ID == p.request {
-		return
-	}
-	p.request = s.Pending.ID
-	p.Notify(TakeoverNotification(*s.Pending))
+	p.withdraw = p.Alerts.Send(TakeoverAlert(*s.Pending))
 	if p.OnRequest != nil {
 		p.OnRequest(*s.Pending)
 	}
 }
 
-func (p *TrayPresenter) notifyDiagnoses(s session.State) {
-	now := map[ownership.DiagnosisKind]bool{}
-	for _, d := range s.Owner.Diagnoses {
-		now[d.Kind] = true
-		if !p.diagnosed[d.Kind] {
-			p.Notify(DiagnosisNotification(d))
-		}
+// Withdraw takes back the notification that still asks for an answer (a takeover request): the
+// app is quitting, and no later snapshot will. Call it after the last Apply, from the goroutine
+// that called Apply.
+func (p *TrayPresenter) Withdraw() {
+	if p.withdraw != nil {
+		p.withdraw()
+		p.withdraw = nil
 	}
-	p.diagnosed = now
+	p.request = ""
 }
 
-// DiagnosisNotification is the notification sent for d (exported for tests).
-func DiagnosisNotification(d ownership.Diagnosis) *fyne.Notification {
-	return &fyne.Notification{Title: "Routinely: owner needs attention", Content: d.Message}
+func (p *TrayPresenter) notifyDiagnoses(s session.State) {
+	for _, d := range p.diagnoses.due(s) {
+		p.Alerts.Send(DiagnosisAlert(d))
+	}
 }
 
-// TakeoverNotification is the notification sent for a takeover request (exported for tests).
-func TakeoverNotification(r ownership.Request) *fyne.Notification {
-	return &fyne.Notification{Title: "Routinely: takeover request", Content: TakeoverMessage(r)}
+// DiagnosisAlert is the notification sent for d (exported for tests).
+func DiagnosisAlert(d ownership.Diagnosis) Alert {
+	return Alert{Title: "Routinely: owner needs attention", Body: d.Message, Warning: true}
+}
+
+// TakeoverAlert is the notification sent for a takeover request (exported for tests).
+func TakeoverAlert(r ownership.Request) Alert {
+	return Alert{Title: "Routinely: takeover request", Body: TakeoverMessage(r)}
 }

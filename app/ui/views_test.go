@@ -136,28 +136,6 @@ func TestWedgeBannerMarkup(t *testing.T) {
 	}
 }
 
-func TestWedgeNotificationOncePerEpisode(t *testing.T) {
-	a := test.NewTempApp(t)
-	// The tray side alone: notifications and the icon need no window and no UI loop.
-	host := &trayHost{}
-	p := NewTrayPresenter(host, &recorder{}, a.SendNotification, nil)
-	s := standbyState()
-	s.Routines = s.Routines[:1] // no failing routine: the warning look is the wedge's alone
-	d := ownership.Diagnosis{Kind: ownership.DiagStalled, Message: "routines are overdue by 3m"}
-	s.Owner.Diagnoses = []ownership.Diagnosis{d}
-	test.AssertNotificationSent(t, DiagnosisNotification(d), func() { p.Apply(s) })
-	s.Now = s.Now.Add(time.Second)
-	test.AssertNotificationSent(t, nil, func() { p.Apply(s) }) // same episode: no second one
-	if p.Look != LookWarning || host.icon != LookWarning.Resource() {
-		t.Errorf("look = %s during a wedge, want warning", p.Look)
-	}
-	s.Owner.Diagnoses = nil
-	p.Apply(s)
-	if p.Look != LookStandby || host.icon != LookStandby.Resource() {
-		t.Errorf("look = %s after recovery, want standby", p.Look)
-	}
-}
-
 func TestTrayMenuInPlace(t *testing.T) {
 	test.NewTempApp(t)
 	rec := &recorder{}

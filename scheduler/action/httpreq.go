@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	neturl "net/url"
 	"time"
 )
 
@@ -37,6 +38,12 @@ func send(ctx context.Context, client *http.Client, method, url, userAgent strin
 	}
 	resp, err := client.Do(req)
 	if err != nil {
+		// client.Do wraps its error in a *url.Error that names the method and URL again
+		// (`Get "https://…": dial tcp: …`); the line below names them once.
+		var ue *neturl.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		if errors.Is(err, context.DeadlineExceeded) {
 			return nil, fmt.Errorf("%s %s: timed out: %w", method, url, err)
 		}

@@ -48,6 +48,22 @@ func TestPingNon2xxIsFailed(t *testing.T) {
 	}
 }
 
+// A transport error names the method and the URL once, then the cause: the line a failure
+// notification shows (Go's client error alone would repeat them as `Get "URL": …`).
+func TestPingTransportErrorNamesTheURLOnce(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL + "/ping"
+	srv.Close() // nothing listens there now: connection refused
+	a, _ := New(PingSpec{URL: url}, Deps{HTTPClient: &http.Client{}})
+	res := a.Run(context.Background(), Input{Timeout: 10 * time.Second})
+	if res.Outcome != OutcomeFailed || strings.Count(res.Summary, url) != 1 ||
+		!strings.HasPrefix(res.Summary, "GET "+url+": ") || !strings.Contains(res.Summary, "connection refused") ||
+		strings.Contains(res.Summary, "\n") {
+		t.Fatalf("got %q %q, want failed with one line: GET URL: … connection refused", res.Outcome, res.Summary)
+	}
+}
+
 func TestNotifyShowsTitleAndBody(t *testing.T) {
 	t.Parallel()
 	n := &recordingNotifier{}
