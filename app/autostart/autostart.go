@@ -27,9 +27,10 @@ const (
 // Status describes the login item.
 type Status struct {
 	State      State  `json:"state"`
-	Location   string `json:"location"`    // entry file path or registry key
-	Target     string `json:"target"`      // executable the entry starts ("" when none)
-	PointsHere bool   `json:"points_here"` // Target is the running binary
+	Location   string `json:"location"`       // entry file path or registry key
+	Target     string `json:"target"`         // executable the entry starts ("" when none)
+	Home       string `json:"home,omitempty"` // the profile it starts (--home), "" for the default
+	PointsHere bool   `json:"points_here"`    // Target is the running binary, on the same profile
 }
 
 // Enable installs or rewrites the login item so it starts exe with --background.

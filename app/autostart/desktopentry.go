@@ -143,14 +143,20 @@ func splitExec(exec string) ([]string, error) {
 // file name can be recognised and removed. Keys starting with X- are the spec's extension keys.
 const entryKeyMarker = "X-Routinely-AppID"
 
-// renderDesktopEntry returns the XDG autostart entry that starts target with --background
-// (Desktop Entry Specification 1.5 and the Desktop Application Autostart Specification).
-// Values never contain NUL; target must be absolute and already resolved.
-func renderDesktopEntry(target string) (string, error) {
-	if strings.ContainsRune(target, 0) {
-		return "", fmt.Errorf("%w: NUL byte in %q", ErrUnrepresentable, target)
+// renderDesktopEntry returns the XDG autostart entry that starts target with args (Desktop
+// Entry Specification 1.5 and the Desktop Application Autostart Specification). Values never
+// contain NUL; target must be absolute and already resolved.
+func renderDesktopEntry(target string, args []string) (string, error) {
+	exec := ""
+	for _, a := range append([]string{target}, args...) {
+		if strings.ContainsRune(a, 0) {
+			return "", fmt.Errorf("%w: NUL byte in %q", ErrUnrepresentable, a)
+		}
+		if exec != "" {
+			exec += " "
+		}
+		exec += quoteExecArg(a)
 	}
-	exec := quoteExecArg(target) + " " + quoteExecArg(BackgroundFlag)
 	var b strings.Builder
 	line := func(k, v string) { fmt.Fprintf(&b, "%s=%s\n", k, v) }
 	b.WriteString("[Desktop Entry]\n")
@@ -211,14 +217,15 @@ func (e desktopEntry) hiddenByUser() bool {
 	return strings.EqualFold(e["Hidden"], "true") || strings.EqualFold(e["X-GNOME-Autostart-enabled"], "false")
 }
 
-// target returns the program the entry starts: the first Exec argument.
-func (e desktopEntry) target() (string, error) {
+// target returns the program the entry starts (the first Exec argument) and the arguments
+// after it.
+func (e desktopEntry) target() (string, []string, error) {
 	args, err := splitExec(e["Exec"])
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if len(args) == 0 {
-		return "", fmt.Errorf("%w: empty Exec", ErrMalformed)
+		return "", nil, fmt.Errorf("%w: empty Exec", ErrMalformed)
 	}
-	return args[0], nil
+	return args[0], args[1:], nil
 }

@@ -32,7 +32,7 @@ var awkwardPaths = []struct {
 func TestRenderDesktopEntryExecQuoting(t *testing.T) {
 	for _, tc := range awkwardPaths {
 		t.Run(tc.name, func(t *testing.T) {
-			text, err := renderDesktopEntry(tc.target)
+			text, err := renderDesktopEntry(tc.target, bg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -44,7 +44,7 @@ func TestRenderDesktopEntryExecQuoting(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := e.target()
+			got, _, err := e.target()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,7 +72,7 @@ func TestRenderDesktopEntryExecQuoting(t *testing.T) {
 }
 
 func TestRenderDesktopEntryRefusesNUL(t *testing.T) {
-	if _, err := renderDesktopEntry("/tmp/a\x00b"); !errors.Is(err, ErrUnrepresentable) {
+	if _, err := renderDesktopEntry("/tmp/a\x00b", bg); !errors.Is(err, ErrUnrepresentable) {
 		t.Fatalf("err = %v, want ErrUnrepresentable", err)
 	}
 }

@@ -60,10 +60,11 @@ func (f entryFile) removeStale() error {
 }
 
 // status reads the entry into a Status whose Location is the entry's path. No file is Disabled
-// with no error. Otherwise decode returns the program the entry starts and whether the user
-// turned it off inside the file: the state is then Enabled, or DisabledByUser. A read error
-// wraps the *os.PathError, a decode error is wrapped with the path; either returns Disabled.
-func (f entryFile) status(decode func(data []byte) (target string, userOff bool, err error)) (Status, error) {
+// with no error. Otherwise decode returns the program the entry starts, its arguments (for
+// Home) and whether the user turned it off inside the file: the state is then Enabled, or
+// DisabledByUser. A read error wraps the *os.PathError, a decode error is wrapped with the
+// path; either returns Disabled.
+func (f entryFile) status(decode func(data []byte) (target string, args []string, userOff bool, err error)) (Status, error) {
 	st := Status{State: Disabled, Location: f.path}
 	data, err := os.ReadFile(f.path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -72,11 +73,11 @@ func (f entryFile) status(decode func(data []byte) (target string, userOff bool,
 	if err != nil {
 		return st, fmt.Errorf("autostart: read %s: %w", f.path, err)
 	}
-	target, userOff, err := decode(data)
+	target, args, userOff, err := decode(data)
 	if err != nil {
 		return st, fmt.Errorf("autostart: %s: %w", f.path, err)
 	}
-	st.State, st.Target = Enabled, target
+	st.State, st.Target, st.Home = Enabled, target, homeArg(args)
 	if userOff {
 		st.State = DisabledByUser
 	}

@@ -29,3 +29,6 @@ func mustStatus(t *testing.T, st Status, err error, want State, pointsHere bool)
 	}
 	return st
 }
+
+// bg is the arguments of an entry for the default profile.
+var bg = []string{BackgroundFlag}

@@ -55,12 +55,12 @@ func (l launchAgentBackend) resolve(exe string) (string, error) {
 
 func (l launchAgentBackend) samePath(a, b string) bool { return sameFilePath(a, b) }
 
-func (l launchAgentBackend) write(target string) error {
+func (l launchAgentBackend) write(target string, args []string) error {
 	f, err := l.file()
 	if err != nil {
 		return err
 	}
-	data, err := renderLaunchAgent(target)
+	data, err := renderLaunchAgent(target, args)
 	if err != nil {
 		return err
 	}
@@ -83,9 +83,9 @@ func (l launchAgentBackend) read() (Status, error) {
 	if err != nil {
 		return Status{State: Disabled}, err
 	}
-	st, err := f.status(func(data []byte) (string, bool, error) {
+	st, err := f.status(func(data []byte) (string, []string, bool, error) {
 		a, err := parseLaunchAgent(data)
-		return a.target(), a.Disabled, err
+		return a.target(), a.args(), a.Disabled, err
 	})
 	if err != nil || st.State != Enabled || l.userDisabled == nil {
 		return st, err

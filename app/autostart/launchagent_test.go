@@ -22,7 +22,7 @@ func TestRenderLaunchAgent(t *testing.T) {
 		`/Users/ann/a\b $HOME/routinely`,
 	} {
 		t.Run(target, func(t *testing.T) {
-			data, err := renderLaunchAgent(target)
+			data, err := renderLaunchAgent(target, bg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,7 +52,7 @@ func TestRenderLaunchAgent(t *testing.T) {
 			}
 		})
 	}
-	if _, err := renderLaunchAgent("/a\x00b"); !errors.Is(err, ErrUnrepresentable) {
+	if _, err := renderLaunchAgent("/a\x00b", bg); !errors.Is(err, ErrUnrepresentable) {
 		t.Errorf("NUL: err = %v, want ErrUnrepresentable", err)
 	}
 }
@@ -67,7 +67,7 @@ func TestLaunchAgentEndToEnd(t *testing.T) {
 	// A stale agent of ours under another name is removed on enable; others are kept.
 	stale := filepath.Join(agents, "routinely.plist")
 	foreign := filepath.Join(agents, "com.example.other.plist")
-	old, _ := renderLaunchAgent("/old/routinely")
+	old, _ := renderLaunchAgent("/old/routinely", bg)
 	other, _ := plist.Marshal(map[string]any{"Label": "com.example.other", "Program": "/bin/other"}, plist.XMLFormat)
 	os.MkdirAll(agents, 0o700)
 	os.WriteFile(stale, old, 0o644)

@@ -30,15 +30,18 @@ type agentOnDisk struct {
 	Disabled bool `plist:"Disabled"`
 }
 
-// renderLaunchAgent returns the XML plist (launchd.plist(5)) that starts target with
-// --background at login. The encoder does the XML escaping of &, <, > and quotes.
-func renderLaunchAgent(target string) ([]byte, error) {
-	if strings.ContainsRune(target, 0) {
-		return nil, fmt.Errorf("%w: NUL byte in %q", ErrUnrepresentable, target)
+// renderLaunchAgent returns the XML plist (launchd.plist(5)) that starts target with args at
+// login. The encoder does the XML escaping of &, <, > and quotes.
+func renderLaunchAgent(target string, args []string) ([]byte, error) {
+	argv := append([]string{target}, args...)
+	for _, a := range argv {
+		if strings.ContainsRune(a, 0) {
+			return nil, fmt.Errorf("%w: NUL byte in %q", ErrUnrepresentable, a)
+		}
 	}
 	out, err := plist.MarshalIndent(agentPlist{
 		Label:                  AppID,
-		ProgramArguments:       []string{target, BackgroundFlag},
+		ProgramArguments:       argv,
 		RunAtLoad:              true,
 		LimitLoadToSessionType: "Aqua",
 		ProcessType:            "Interactive",
@@ -56,6 +59,15 @@ func parseLaunchAgent(data []byte) (agentOnDisk, error) {
 		return a, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
 	return a, nil
+}
+
+// args are the arguments launchd passes after argv[0]: ProgramArguments[1:] whether or not
+// Program is set (launchd.plist(5): with Program, ProgramArguments is still the whole argv).
+func (a agentOnDisk) args() []string {
+	if len(a.ProgramArguments) > 1 {
+		return a.ProgramArguments[1:]
+	}
+	return nil
 }
 
 // target is the program launchd starts: Program if set, else ProgramArguments[0]

@@ -15,13 +15,60 @@ const RunValueName = "Routinely"
 
 // renderRunValue returns the command line stored in the Run value: the executable always in
 // double quotes (CreateProcess would otherwise try "C:\Program" first for a path with spaces),
-// then --background. Windows file names cannot contain a double quote, so a path with one is
-// refused rather than written ambiguously. The value is REG_SZ: "%" is literal, not expanded.
-func renderRunValue(target string) (string, error) {
+// then args, each in double quotes when it holds a space or tab or is empty (the rule
+// CommandLineToArgvW and Go's os.Args read back). Windows file names cannot contain a double
+// quote, so a path with one is refused rather than written ambiguously; so is an argument with
+// one, or ending in a backslash inside quotes. The value is REG_SZ: "%" is literal, not expanded.
+func renderRunValue(target string, args []string) (string, error) {
 	if strings.ContainsAny(target, "\"\x00") {
 		return "", fmt.Errorf("%w: %q", ErrUnrepresentable, target)
 	}
-	return `"` + target + `" ` + BackgroundFlag, nil
+	line := `"` + target + `"`
+	for _, a := range args {
+		needQuotes := a == "" || strings.ContainsAny(a, " \t")
+		if strings.ContainsAny(a, "\"\x00") || (needQuotes && strings.HasSuffix(a, `\`)) {
+			return "", fmt.Errorf("%w: argument %q", ErrUnrepresentable, a)
+		}
+		if needQuotes {
+			a = `"` + a + `"`
+		}
+		line += " " + a
+	}
+	return line, nil
+}
+
+// parseRunArgs returns the arguments of a Run command line after the executable: tokens
+// separated by spaces or tabs, a double-quoted token taken whole (the subset of the
+// CommandLineToArgvW rules that renderRunValue writes).
+func parseRunArgs(cmd string) []string {
+	cmd = strings.TrimSpace(cmd)
+	exe := parseRunValue(cmd)
+	rest := strings.TrimPrefix(cmd, `"`+exe+`"`)
+	if rest == cmd {
+		rest = strings.TrimPrefix(cmd, exe)
+	}
+	var args []string
+	var cur strings.Builder
+	inArg, quoted := false, false
+	for _, r := range rest {
+		switch {
+		case r == '"':
+			quoted, inArg = !quoted, true
+		case (r == ' ' || r == '\t') && !quoted:
+			if inArg {
+				args = append(args, cur.String())
+				cur.Reset()
+				inArg = false
+			}
+		default:
+			cur.WriteRune(r)
+			inArg = true
+		}
+	}
+	if inArg {
+		args = append(args, cur.String())
+	}
+	return args
 }
 
 // parseRunValue returns the executable a Run command line starts: the quoted first token, or

@@ -14,7 +14,7 @@ func TestRenderRunValue(t *testing.T) {
 		{`C:\Users\Zoë\Программы\日本\routinely.exe`, `"C:\Users\Zoë\Программы\日本\routinely.exe" --background`},
 		{`C:\it's & (x)\routinely.exe`, `"C:\it's & (x)\routinely.exe" --background`},
 	} {
-		got, err := renderRunValue(tc.target)
+		got, err := renderRunValue(tc.target, bg)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.target, err)
 		}
@@ -26,7 +26,7 @@ func TestRenderRunValue(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{`C:\a"b\routinely.exe`, "C:\\a\x00b.exe"} {
-		if _, err := renderRunValue(bad); !errors.Is(err, ErrUnrepresentable) {
+		if _, err := renderRunValue(bad, bg); !errors.Is(err, ErrUnrepresentable) {
 			t.Errorf("renderRunValue(%q) err = %v, want ErrUnrepresentable", bad, err)
 		}
 	}

@@ -34,8 +34,8 @@ func (r runKeyBackend) resolve(exe string) (string, error) { return resolveExe(e
 
 func (r runKeyBackend) samePath(a, b string) bool { return samePathWindows(a, b) }
 
-func (r runKeyBackend) write(target string) error {
-	cmd, err := renderRunValue(target)
+func (r runKeyBackend) write(target string, args []string) error {
+	cmd, err := renderRunValue(target, args)
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func (r runKeyBackend) read() (Status, error) {
 	if err != nil {
 		return st, fmt.Errorf("autostart: read %s: %w", r.location(), err)
 	}
-	st.State, st.Target = Enabled, parseRunValue(cmd)
+	st.State, st.Target, st.Home = Enabled, parseRunValue(cmd), homeArg(parseRunArgs(cmd))
 	a, err := registry.OpenKey(registry.CURRENT_USER, r.approvedPath, registry.QUERY_VALUE)
 	if errors.Is(err, registry.ErrNotExist) {
 		return st, nil

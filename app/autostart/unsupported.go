@@ -5,7 +5,7 @@ package autostart
 type unsupportedBackend struct{}
 
 func (unsupportedBackend) resolve(exe string) (string, error) { return cleanAbs(exe), nil }
-func (unsupportedBackend) write(string) error                 { return ErrUnsupported }
+func (unsupportedBackend) write(string, []string) error       { return ErrUnsupported }
 func (unsupportedBackend) remove() error                      { return ErrUnsupported }
 func (unsupportedBackend) read() (Status, error)              { return Status{State: Unsupported}, nil }
 func (unsupportedBackend) samePath(a, b string) bool          { return false }

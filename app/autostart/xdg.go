@@ -51,12 +51,12 @@ func (x xdgBackend) resolve(exe string) (string, error) { return resolveExe(exe)
 
 func (x xdgBackend) samePath(a, b string) bool { return sameFilePath(a, b) }
 
-func (x xdgBackend) write(target string) error {
+func (x xdgBackend) write(target string, args []string) error {
 	f, err := x.file()
 	if err != nil {
 		return err
 	}
-	text, err := renderDesktopEntry(target)
+	text, err := renderDesktopEntry(target, args)
 	if err != nil {
 		return err
 	}
@@ -78,12 +78,12 @@ func (x xdgBackend) read() (Status, error) {
 	if err != nil {
 		return Status{State: Disabled}, err
 	}
-	return f.status(func(data []byte) (string, bool, error) {
+	return f.status(func(data []byte) (string, []string, bool, error) {
 		e, err := parseDesktopEntry(string(data))
 		if err != nil {
-			return "", false, err
+			return "", nil, false, err
 		}
-		target, err := e.target()
-		return target, e.hiddenByUser(), err
+		target, args, err := e.target()
+		return target, args, e.hiddenByUser(), err
 	})
 }

@@ -177,7 +177,7 @@ func TestXDGEnableRemovesStaleEntriesOfOurs(t *testing.T) {
 	cfg := filepath.Join(root, "cfg")
 	m := NewXDG(cfg)
 	exe := fakeBinary(t, filepath.Join(root, "bin"), "routinely")
-	old, _ := renderDesktopEntry("/old/place/routinely")
+	old, _ := renderDesktopEntry("/old/place/routinely", bg)
 	dir := filepath.Join(cfg, "autostart")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/routinely/routinely/app/autostart"
+	"github.com/routinely/routinely/app/paths"
 )
 
 type autostartOptions struct {
@@ -20,9 +21,12 @@ type autostartOptions struct {
 func newAutostartCmd(e *env) *cobra.Command {
 	var o autostartOptions
 	cmd := &cobra.Command{
-		Use:       "autostart enable|disable|status",
-		Short:     "Start the desktop app at login (XDG autostart, LaunchAgent, Run key)",
-		Long:      "Install, remove or show the login item that starts this binary's desktop app in the background.\nIdempotent; enable rewrites the entry to follow this binary's current path.",
+		Use:   "autostart enable|disable|status",
+		Short: "Start the desktop app at login (XDG autostart, LaunchAgent, Run key)",
+		Long: "Install, remove or show the login item that starts this binary's desktop app in the background.\n" +
+			"Idempotent; enable rewrites the entry to follow this binary's current path. With --home (or " +
+			paths.EnvHome + ") the entry starts that profile.\nA binary built without the desktop app (-tags nogui) refuses enable: " +
+			"run the daemon at login with its systemd user unit instead.",
 		ValidArgs: []string{"enable", "disable", "status"},
 		Args:      usageArgs(cobra.MatchAll(cobra.ExactArgs(1), cobra.OnlyValidArgs)),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -34,9 +38,21 @@ func newAutostartCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-// runAutostart performs o.action on the login item. Errors are autostart's, wrapped (1; 77 when
-// the entry's location is not writable).
+// runAutostart performs o.action on the login item, for the profile chosen with --home or
+// ROUTINELY_HOME (the entry then passes --home). A nogui binary refuses enable with exit 2 and
+// says what to use instead: at login it could only explain that it has no desktop app. Other
+// errors are autostart's or the profile's, wrapped (1; 77 when a location is not writable or the
+// profile's directory is unsafe).
 func runAutostart(_ context.Context, e *env, o autostartOptions) error {
+	if o.action == "enable" && !e.desktopBuilt {
+		fmt.Fprint(e.stderr, noDesktopAutostart)
+		return withCode(ExitUsage, nil)
+	}
+	p, _, err := e.lookup()
+	if err != nil {
+		return err
+	}
+	m := autostart.Manager{}.WithHome(p.Home)
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find this binary: %w", err)
@@ -47,11 +63,11 @@ func runAutostart(_ context.Context, e *env, o autostartOptions) error {
 	var st autostart.Status
 	switch o.action {
 	case "enable":
-		st, err = autostart.Enable(exe)
+		st, err = m.Enable(exe)
 	case "disable":
-		st, err = autostart.Disable()
+		st, err = m.Disable()
 	default:
-		st, err = autostart.Current(exe)
+		st, err = m.Current(exe)
 	}
 	if err != nil {
 		return fmt.Errorf("autostart %s: %w", o.action, err)
@@ -64,14 +80,32 @@ func runAutostart(_ context.Context, e *env, o autostartOptions) error {
 		fmt.Fprintf(e.stdout, "Entry:  %s\n", st.Location)
 	}
 	if st.Target != "" {
-		here := ""
-		if !st.PointsHere {
-			here = " (not this binary: '" + progName + " autostart enable' points it here)"
+		starts := st.Target + " " + autostart.BackgroundFlag
+		if st.Home != "" {
+			starts += " " + autostart.HomeFlag + " " + st.Home
 		}
-		fmt.Fprintf(e.stdout, "Starts: %s --background%s\n", st.Target, here)
+		fmt.Fprintf(e.stdout, "Starts: %s\n", starts)
 	}
-	if o.action == "enable" && !e.desktopBuilt {
-		fmt.Fprintln(e.stderr, "Note: this binary has no desktop app (-tags nogui); at login it will only explain that.")
+	enable := ""
+	if e.desktopBuilt {
+		enable = progName
+		if p.Home != "" {
+			enable += " " + autostart.HomeFlag + " " + p.Home
+		}
+		enable += " autostart enable"
+	}
+	if hint := st.Hint(enable); hint != "" {
+		fmt.Fprintln(e.stdout, hint)
 	}
 	return nil
 }
+
+// noDesktopAutostart is what a nogui binary says to `autostart enable`.
+const noDesktopAutostart = `This routinely binary was built without the desktop app (-tags nogui), so a login item
+could not start anything useful: it would only explain that and exit. Nothing was changed.
+  - For the tray app at login, run 'autostart enable' with the desktop build ('make build'
+    builds build/routinely; release packages install it as routinely).
+  - To run your routines headless at login, install the daemon's systemd user unit:
+      cp packaging/systemd/routinely-daemon.service ~/.config/systemd/user/
+      systemctl --user daemon-reload && systemctl --user enable --now routinely-daemon
+`

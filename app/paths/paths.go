@@ -23,6 +23,9 @@ type Paths struct {
 	Config  string `json:"config"`  // routines.toml
 	Journal string `json:"journal"` // journal.db (SQLite)
 	Logs    string `json:"logs"`    // log directory (daemon log, routine logs of the examples)
+	// Home is the state directory when the profile was chosen with --home or ROUTINELY_HOME,
+	// "" for the per-OS default profile: what a login item must pass to start this profile.
+	Home string `json:"-"`
 }
 
 // Resolve returns the paths of the profile selected by home (--home), else $ROUTINELY_HOME, else
@@ -77,6 +80,9 @@ func Lookup(home string) (p Paths, exists bool, err error) {
 // is.
 func build(state string, override bool) Paths {
 	p := Paths{State: state, Journal: filepath.Join(state, "journal.db"), Logs: filepath.Join(state, "logs")}
+	if override {
+		p.Home = state
+	}
 	if override || configBesideState() {
 		p.Config = filepath.Join(state, "routines.toml")
 	} else {

@@ -37,6 +37,9 @@ func TestLookupCreatesNothing(t *testing.T) {
 	if err != nil || !exists || p != r {
 		t.Fatalf("Lookup(existing) = %+v, %v, %v; want %+v", p, exists, err, r)
 	}
+	if r.Home != r.State {
+		t.Fatalf("Resolve(--home).Home = %q, want the profile's state directory %q", r.Home, r.State)
+	}
 }
 
 // ROUTINELY_HOME selects the profile when --home is empty, for Lookup as for Resolve.
@@ -44,7 +47,7 @@ func TestLookupHonoursEnv(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "env-profile")
 	t.Setenv(EnvHome, home)
 	p, exists, err := Lookup("")
-	if err != nil || exists || p.State != home {
+	if err != nil || exists || p.State != home || p.Home != home {
 		t.Fatalf("Lookup(\"\") with %s=%s: %+v, %v, %v", EnvHome, home, p, exists, err)
 	}
 }
@@ -84,6 +87,9 @@ func TestDefaultStateFollowsXDG(t *testing.T) {
 	if err != nil || p.State != filepath.Join(home, "xdg-state", "routinely") ||
 		p.Config != filepath.Join(home, "xdg-config", "routinely", "routines.toml") {
 		t.Fatalf("Resolve(\"\") = %+v, %v; want the XDG state and config homes", p, err)
+	}
+	if p.Home != "" {
+		t.Fatalf("Resolve(\"\").Home = %q, want \"\" for the default profile", p.Home)
 	}
 	t.Setenv("XDG_STATE_HOME", "relative/ignored")
 	xdg.Reload()

@@ -69,6 +69,8 @@ func New(opts Options) *Session {
 	if opts.Executable == "" {
 		opts.Executable, _ = os.Executable()
 	}
+	// The login item starts this profile: --home for one chosen with --home or ROUTINELY_HOME.
+	opts.Autostart = opts.Autostart.WithHome(opts.Paths.Home)
 	s := &Session{opts: opts, logger: opts.Logger, takeBack: make(chan struct{}, 1), kick: make(chan struct{}, 1)}
 	s.obs = newObserver(opts.Paths)
 	settings, err := LoadSettings(opts.Paths.State)

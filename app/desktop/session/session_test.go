@@ -270,6 +270,27 @@ func TestSnapshotsDuringHandoverKeepTheRoutines(t *testing.T) {
 	}
 }
 
+// An app on a profile of its own (--home, ROUTINELY_HOME) writes that profile into the login
+// item: at login the same profile starts.
+func TestStartAtLoginStartsThisProfile(t *testing.T) {
+	s, p := newSession(t)
+	s.opts.Executable = os.Args[0]
+	if p.Home == "" {
+		t.Fatal("the test profile was not chosen with --home")
+	}
+	if err := s.SetStartAtLogin(true); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := s.opts.Autostart.Current(os.Args[0])
+	if err != nil || cur.Home != p.Home || !cur.PointsHere || !s.Snapshot().AutoStart {
+		t.Fatalf("login item %+v, %v; want it to start --home %s", cur, err, p.Home)
+	}
+	data, err := os.ReadFile(cur.Location)
+	if err != nil || !strings.Contains(string(data), "--background --home "+p.Home) {
+		t.Fatalf("login item file %s: %v\n%s", cur.Location, err, data)
+	}
+}
+
 // Start at login writes and removes the login item, and the snapshot follows it.
 func TestStartAtLogin(t *testing.T) {
 	s, _ := newSession(t)
@@ -306,12 +327,12 @@ func TestStartAtLogin(t *testing.T) {
 func TestLoginItemFollowsTheBinaryAtStartup(t *testing.T) {
 	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "elsewhere")) // the test binary is not a "go run" build here
 	dir := t.TempDir()
-	m := autostart.NewXDG(dir)
-	if _, err := m.Enable("/bin/true"); err != nil {
-		t.Fatal(err)
-	}
 	p, err := paths.Resolve(filepath.Join(t.TempDir(), "home"))
 	if err != nil {
+		t.Fatal(err)
+	}
+	m := autostart.NewXDG(dir)
+	if _, err := m.WithHome(p.Home).Enable("/bin/true"); err != nil {
 		t.Fatal(err)
 	}
 	s := New(Options{Paths: p, Executable: os.Args[0], Autostart: m, Logger: testLogger(t)})
@@ -319,8 +340,8 @@ func TestLoginItemFollowsTheBinaryAtStartup(t *testing.T) {
 	if !s.Snapshot().AutoStart {
 		t.Error("the login item does not start this binary after start-up")
 	}
-	if cur, _ := m.Current(os.Args[0]); !cur.PointsHere {
-		t.Errorf("login item %+v, want it to start %s", cur, os.Args[0])
+	if cur, _ := m.WithHome(p.Home).Current(os.Args[0]); !cur.PointsHere || cur.Home != p.Home {
+		t.Errorf("login item %+v, want it to start %s on %s", cur, os.Args[0], p.Home)
 	}
 
 	if _, err := m.Disable(); err != nil {
