@@ -163,6 +163,9 @@ func (n *Notifier) work() {
 			n.conn.Close()
 		}
 	}()
+	// Connect at once: the first call to the service may start it (D-Bus activation), which can
+	// take a second, and the first notification (a takeover request) should not wait for that.
+	_, _ = n.connect()
 	for j := range n.jobs {
 		if j.withdraw {
 			n.withdraw(j.sent)

@@ -346,6 +346,9 @@ idle_app_stopped open-hup.log "SIGHUP with the window open"
 pass "SIGHUP to an app with its window open drained its run, ended Fyne's loop and exited 0"
 rm -rf "$IDLE_HOME"
 
+# 9. One app per profile, the takeover notification withdrawn, SIGTERM with the bus gone.
+source "$(dirname "${BASH_SOURCE[0]}")/gui-instance.sh"
+
 if grep -q "Error in Fyne call thread" "$OUT"/*.log; then
 	fail "a UI update ran outside the Fyne UI goroutine: $(grep -h -A1 'Error in Fyne call thread' "$OUT"/*.log | head -4)"
 fi
