@@ -36,6 +36,9 @@ const (
 // the queue for long.
 const callTimeout = 5 * time.Second
 
+// closeWait bounds how long Close waits for the queue to be sent.
+const closeWait = callTimeout
+
 // queueLen bounds the notifications and withdrawals waiting to be sent. Alerts come at human
 // rates; a full queue means the service is not answering, and dropping is better than growing.
 const queueLen = 64
@@ -144,8 +147,9 @@ func (n *Notifier) queue(j job) bool {
 	}
 }
 
-// Close sends what is queued (each call still bounded by callTimeout), then closes the
-// connection. Idempotent.
+// Close sends what is queued, then closes the connection; it waits for that at most
+// closeWait, so an app that quits is never held up by a notification service that hangs (the
+// worker then ends with the process). Idempotent.
 func (n *Notifier) Close() {
 	n.mu.Lock()
 	if !n.closed {
@@ -153,7 +157,13 @@ func (n *Notifier) Close() {
 		close(n.jobs)
 	}
 	n.mu.Unlock()
-	<-n.done
+	t := time.NewTimer(closeWait)
+	defer t.Stop()
+	select {
+	case <-n.done:
+	case <-t.C:
+		n.log.Warn("notifications still queued at exit were not sent: the notification service does not answer")
+	}
 }
 
 func (n *Notifier) work() {

@@ -207,3 +207,24 @@ func TestBadIcon(t *testing.T) {
 		t.Fatal("New accepted an icon that is not a PNG")
 	}
 }
+
+// Close does not wait longer than closeWait for a service that does not answer (the app is
+// quitting); the worker ends once the service answers or the call times out.
+func TestCloseBoundedWithAHungService(t *testing.T) {
+	wait := make(chan struct{})
+	s := startSlowServer(t, wait)
+	n, err := New(Options{AppName: "Routinely", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Send(Notice{Title: "t"})
+	n.Send(Notice{Title: "u"})
+	start := time.Now()
+	n.Close()
+	if took := time.Since(start); took > closeWait+time.Second {
+		t.Fatalf("Close took %s with a hung service", took)
+	}
+	close(wait)
+	<-n.done // the worker ends once the service answers
+	_ = s
+}
