@@ -4,6 +4,8 @@ package instance
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -21,6 +23,7 @@ func TestStoppedAppIsNotAnswering(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = first.cmd.Process.Signal(syscall.SIGCONT) }) // before its kill (LIFO)
+	waitStopped(t, first.cmd.Process.Pid)
 	start := time.Now()
 	p, err := Claim(dir, true, time.Second)
 	if !errors.Is(err, ErrNotAnswering) || p != nil {
@@ -49,5 +52,27 @@ func TestLockFileThatIsAFIFO(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Claim blocked on a FIFO")
+	}
+}
+
+// waitStopped returns once the kernel shows pid stopped: kill(2) only queues SIGSTOP, and a
+// thread already running may still answer a moment. Where there is no /proc it waits 200 ms.
+func waitStopped(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			time.Sleep(200 * time.Millisecond)
+			return
+		}
+		// The state follows the command name in parentheses: "PID (COMM) STATE ...".
+		if i := strings.LastIndexByte(string(data), ')'); i >= 0 && strings.HasPrefix(string(data[i+1:]), " T") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pid %d not stopped 5 s after SIGSTOP: %s", pid, data)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
