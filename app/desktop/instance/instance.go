@@ -203,6 +203,7 @@ func ask(sock string, show bool) (int, error) {
 	req := reqStart
 	if show {
 		req = reqShow
+		allowForeground()
 	}
 	if _, err := io.WriteString(conn, req+"\n"); err != nil {
 		return 0, err
