@@ -17,6 +17,9 @@ type Actions interface {
 	RunNow(routine string) error
 	SetPaused(routine string, paused bool) error // routine "" means all
 	TakeBack()
+	// EndStuckOwner ends the stuck owner pid (session.State.Stuck) and makes this app the
+	// owner; it returns at once, and the outcome shows in later snapshots.
+	EndStuckOwner(pid int) error
 	SetStartAtLogin(on bool) error
 	SetPolicy(p ownership.Policy) error
 	OpenConfig()

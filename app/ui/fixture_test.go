@@ -97,6 +97,7 @@ func (r *recorder) SetPaused(n string, p bool) error {
 	return r.add("resume " + n)
 }
 func (r *recorder) TakeBack()                          { r.add("take back") }
+func (r *recorder) EndStuckOwner(pid int) error        { return r.add(fmt.Sprint("end stuck ", pid)) }
 func (r *recorder) SetStartAtLogin(on bool) error      { return r.add(fmt.Sprint("login ", on)) }
 func (r *recorder) SetPolicy(p ownership.Policy) error { return r.add("policy " + string(p)) }
 func (r *recorder) OpenConfig()                        {}

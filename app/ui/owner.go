@@ -83,7 +83,8 @@ func (p *OwnerPanel) Update(s session.State) {
 	} else {
 		p.notice.Hide()
 	}
-	if s.Mode == session.ModeStandby && s.Owner.Held {
+	// A stuck owner cannot answer a takeover request: the banner offers to end it instead.
+	if s.Mode == session.ModeStandby && s.Owner.Held && s.Stuck == nil {
 		p.takeBack.Show()
 	} else {
 		p.takeBack.Hide()

@@ -21,6 +21,7 @@ type Presenter struct {
 func NewPresenter(win fyne.Window, a Actions) *Presenter {
 	p := &Presenter{Window: win, actions: a}
 	p.View = NewMainView(a)
+	p.View.Banner.Parent = win
 	win.SetContent(p.View.Content)
 	return p
 }

@@ -114,26 +114,103 @@ func TestOwnerPanelOwning(t *testing.T) {
 	}
 }
 
+// The banner for an owner that stopped heartbeating is one sentence (what, since when, what the
+// button does) with no command line, counts down while the silence has not held long enough,
+// then offers "End the stuck owner (pid N)", which asks for confirmation before it acts.
 func TestWedgeBannerMarkup(t *testing.T) {
-	test.NewTempApp(t)
-	b := NewWedgeBanner()
+	a := test.NewTempApp(t)
+	rec := &recorder{}
+	b := NewWedgeBanner(rec, nil)
+	win := a.NewWindow("Routinely")
+	win.SetContent(b)
+	win.Resize(fyne.NewSize(760, 400))
+	b.Parent = win
 	s := standbyState()
 	b.Update(s)
 	if b.Visible() {
 		t.Fatal("banner shown for a healthy owner")
 	}
 	s.Owner.Diagnoses = []ownership.Diagnosis{{Kind: ownership.DiagNotHeartbeating,
-		Message: "owner daemon pid 4242 is alive but has not heartbeaten for 41s", Since: *at(9, 29, 19)}}
+		Message: "the owner (pid 4242) is running but has not written a heartbeat for 41s (suspended or wedged); `routinely daemon --takeover --kill-wedged` can end it",
+		Since:   *at(9, 29, 19)}}
+	s.Stuck = &session.StuckOwner{PID: 4242, Role: ownership.RoleDaemon, Since: *at(9, 29, 19), EndableIn: 12 * time.Second}
 	b.Update(s)
-	if !b.Visible() {
-		t.Fatal("banner hidden for a not-heartbeating owner")
+	if !b.Visible() || b.end.Visible() {
+		t.Fatalf("while counting down: banner shown %t, button shown %t; want the banner without the button", b.Visible(), b.end.Visible())
 	}
-	assertMarkup(t, "wedge_banner.xml", b, fyne.NewSize(700, 90))
-	s.Owner.Diagnoses = nil
+	want := "The daemon that owns your routines (pid 4242) has not responded since 09:29:19, so no routine runs; if it stays silent, you can end it from here in 12s."
+	if got := BannerText(s); got != want {
+		t.Errorf("counting down:\n got %q\nwant %q", got, want)
+	}
+	s.Stuck.EndableIn = 0
+	b.Update(s)
+	text := BannerText(s)
+	if strings.Count(text, ".") != 1 || strings.Contains(text, "routinely ") || strings.Contains(text, "`") {
+		t.Errorf("banner %q: want one sentence and no command line", text)
+	}
+	if !b.end.Visible() || b.end.Text != "End the stuck owner (pid 4242)" {
+		t.Fatalf("button %q shown %t, want End the stuck owner (pid 4242)", b.end.Text, b.end.Visible())
+	}
+	assertMarkup(t, "wedge_banner.xml", NewWedgeBannerFor(s), fyne.NewSize(760, 90))
+
+	test.Tap(b.end)
+	if calls := rec.Calls(); len(calls) != 0 {
+		t.Fatalf("the button acted before the confirmation: %q", calls)
+	}
+	overlay := win.Canvas().Overlays().Top()
+	if overlay == nil {
+		t.Fatal("no confirmation dialog")
+	}
+	if !strings.Contains(richText(overlay), "force it to") {
+		t.Errorf("the confirmation does not say what it will do: %q", richText(overlay))
+	}
+	confirm := buttons(overlay, EndStuckConfirm)
+	if len(confirm) != 1 {
+		t.Fatalf("%d %q buttons in the dialog", len(confirm), EndStuckConfirm)
+	}
+	test.Tap(confirm[0])
+	if got := rec.Calls(); !slices.Equal(got, []string{"end stuck 4242"}) {
+		t.Errorf("confirming sent %q, want end stuck 4242", got)
+	}
+
+	s.Owner.Diagnoses, s.Stuck = nil, nil
 	b.Update(s)
 	if b.Visible() {
 		t.Error("banner stayed after the diagnosis cleared")
 	}
+}
+
+// NewWedgeBannerFor is a banner showing s, for markup tests.
+func NewWedgeBannerFor(s session.State) *WedgeBanner {
+	b := NewWedgeBanner(&recorder{}, nil)
+	b.Update(s)
+	return b
+}
+
+// richText is every label and rich text shown in o, joined.
+func richText(o fyne.CanvasObject) string {
+	var parts []string
+	var walk func(fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		switch x := o.(type) {
+		case *widget.Label:
+			parts = append(parts, x.Text)
+		case *widget.RichText:
+			parts = append(parts, x.String())
+		}
+		switch x := o.(type) {
+		case *fyne.Container:
+			for _, c := range x.Objects {
+				walk(c)
+			}
+		case fyne.Widget:
+			for _, c := range test.WidgetRenderer(x).Objects() {
+				walk(c)
+			}
+		}
+	}
+	walk(o)
+	return strings.Join(parts, " ")
 }
 
 func TestWedgeNotificationOncePerEpisode(t *testing.T) {

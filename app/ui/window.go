@@ -26,7 +26,7 @@ func NewMainView(a Actions) *MainView {
 	v.Error.Wrapping = fyne.TextWrapWord
 	v.Error.Importance = widget.DangerImportance
 	v.Error.Hide()
-	v.Banner = NewWedgeBanner()
+	v.Banner = NewWedgeBanner(a, v.ShowError)
 	v.Owner = NewOwnerPanel(a.TakeBack)
 	v.Routines = NewRoutinesTable(a, v.ShowError)
 	v.History = NewHistoryView(a)
