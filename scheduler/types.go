@@ -11,11 +11,15 @@ import (
 // RoutineState is what the CLI and the app show for one routine (the CLI's --json output has its
 // own shape for it, as for Run).
 type RoutineState struct {
-	Name       string
-	Schedule   string // in words, e.g. "every 30s", "at 08:00 Mon–Fri"
-	Action     string // run | shell | watch | notify | ping
-	Timezone   string
-	Next       *time.Time
+	Name     string
+	Schedule string // in words, e.g. "every 30s", "at 08:00 Mon–Fri"
+	Action   string // run | shell | watch | notify | ping
+	Timezone string
+	Next     *time.Time
+	// Overdue is the oldest slot that is past and not handled yet (nobody claimed it: the owner
+	// is stuck, or none runs); nil when every past slot is handled, while paused, or before the
+	// routine has any slot recorded.
+	Overdue    *time.Time
 	Last       *journal.Run
 	Paused     bool
 	PauseNote  string
