@@ -51,7 +51,7 @@ func routineState(r *config.Routine, j *journal.Journal, pauses map[string]journ
 	if !ok {
 		p = pauses[""]
 	}
-	st.Paused, st.PauseNote, st.PauseUntil = p.Paused || r.Paused, p.Note, p.Until
+	st.Paused, st.PausedInFile, st.PauseNote, st.PauseUntil = p.Paused || r.Paused, r.Paused, p.Note, p.Until
 	if r.Paused && !p.Paused {
 		st.PauseNote = "paused = true in routines.toml"
 	}

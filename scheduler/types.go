@@ -19,13 +19,16 @@ type RoutineState struct {
 	// Overdue is the oldest slot that is past and not handled yet (nobody claimed it: the owner
 	// is stuck, or none runs); nil when every past slot is handled, while paused, or before the
 	// routine has any slot recorded.
-	Overdue    *time.Time
-	Last       *journal.Run
-	Paused     bool
-	PauseNote  string
-	PauseUntil *time.Time
-	Running    bool
-	Disabled   string // validation message when invalid
+	Overdue *time.Time
+	Last    *journal.Run
+	Paused  bool
+	// PausedInFile: the routine has paused = true in routines.toml, which only an edit of the
+	// file undoes (a resume through the journal does not).
+	PausedInFile bool
+	PauseNote    string
+	PauseUntil   *time.Time
+	Running      bool
+	Disabled     string // validation message when invalid
 }
 
 // Notifier shows a desktop notification; the desktop app implements it with Fyne, the daemon

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"fyne.io/fyne/v2/widget"
+
 	"github.com/routinely/routinely/app/desktop/session"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
@@ -26,7 +28,7 @@ const (
 // jitter and the engine's own tick make a few seconds normal.
 const lateAfter = 30 * time.Second
 
-// RoutineStatus names the state of r at now for the table's status column.
+// RoutineStatus names the state of r at now for the table's status line.
 func RoutineStatus(r scheduler.RoutineState, now time.Time) string {
 	switch {
 	case r.Disabled != "":
@@ -37,10 +39,44 @@ func RoutineStatus(r scheduler.RoutineState, now time.Time) string {
 		return StatusPaused
 	case r.Last != nil && failed(r.Last.Outcome):
 		return StatusFailing
-	case r.Next != nil && now.Sub(*r.Next) > lateAfter:
+	case IsOverdue(r, now):
 		return StatusLate
 	}
 	return StatusIdle
+}
+
+// IsOverdue reports whether a slot of r has been past for more than lateAfter without being
+// handled (a run in flight holds the next slots back, so a running routine is not overdue).
+func IsOverdue(r scheduler.RoutineState, now time.Time) bool {
+	return r.Overdue != nil && !r.Running && !r.Paused && now.Sub(*r.Overdue) > lateAfter
+}
+
+// StatusText is the table's status line for r at now, with why (paused by whom or until when,
+// invalid and what is wrong), and its colour.
+func StatusText(r scheduler.RoutineState, now time.Time) (string, widget.Importance) {
+	switch RoutineStatus(r, now) {
+	case StatusInvalid:
+		return "invalid: " + r.Disabled, widget.DangerImportance
+	case StatusRunning:
+		return "running", widget.HighImportance
+	case StatusPaused:
+		s := "paused"
+		switch {
+		case r.PausedInFile:
+			s += " in routines.toml"
+		case r.PauseUntil != nil:
+			s += " until " + Clock(*r.PauseUntil, now)
+		}
+		if r.PauseNote != "" && !r.PausedInFile {
+			s += ": " + r.PauseNote
+		}
+		return s, widget.WarningImportance
+	case StatusFailing:
+		return "failing", widget.DangerImportance
+	case StatusLate:
+		return "overdue", widget.DangerImportance
+	}
+	return "idle", widget.LowImportance
 }
 
 func failed(outcome string) bool {
@@ -104,30 +140,6 @@ func Countdown(t, now time.Time) string {
 		return "now"
 	}
 	return Duration(d) + " ago"
-}
-
-// NextText is the table's "next run" cell.
-func NextText(r scheduler.RoutineState, now time.Time) string {
-	if r.Next == nil {
-		return "—"
-	}
-	return Clock(*r.Next, now) + " (" + Countdown(*r.Next, now) + ")"
-}
-
-// LastText is the table's "last run" cell without its outcome icon.
-func LastText(r scheduler.RoutineState, now time.Time) string {
-	if r.Last == nil {
-		return "never"
-	}
-	at := r.Last.Slot
-	if r.Last.Started != nil {
-		at = *r.Last.Started
-	}
-	s := Clock(at, now) + " " + r.Last.Outcome
-	if r.Last.Duration > 0 {
-		s += " (" + Duration(r.Last.Duration) + ")"
-	}
-	return s
 }
 
 // Who names an owner for a person: "this app", "daemon", "desktop app".

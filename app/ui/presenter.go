@@ -22,7 +22,7 @@ func NewPresenter(win fyne.Window, a Actions) *Presenter {
 	p := &Presenter{Window: win, actions: a}
 	p.View = NewMainView(a)
 	p.View.Banner.Parent = win
-	win.SetContent(p.View.Content)
+	win.SetContent(NewTipLayer(p.View.Content)) // tooltips of cut-off texts
 	return p
 }
 

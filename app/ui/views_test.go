@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/routinely/routinely/app/desktop/session"
@@ -43,33 +44,182 @@ func buttons(o fyne.CanvasObject, text string) []*widget.Button {
 	return out
 }
 
+// dashboardRoutines are the fixture routines plus one of each case the table must explain:
+// overdue, paused in routines.toml, skipped with a reason, invalid, and a name too long for its
+// column.
+func dashboardRoutines() []scheduler.RoutineState {
+	rs := fixtureRoutines()
+	return append(rs,
+		scheduler.RoutineState{Name: "backup", Schedule: "at 08:30 Mon–Wed,Fri,Sun", Action: "shell", Timezone: "Europe/Paris",
+			Next: at(10, 0, 0), Overdue: at(9, 0, 0),
+			Last: &journal.Run{ID: 9, Routine: "backup", Slot: *at(8, 30, 0), Started: at(8, 30, 4),
+				Outcome: journal.OutcomeSuccess, Duration: 95 * time.Second, LateBy: 4 * time.Second}},
+		scheduler.RoutineState{Name: "inbox-zero", Schedule: "every 15m", Action: "notify", Paused: true, PausedInFile: true,
+			PauseNote: "paused = true in routines.toml"},
+		scheduler.RoutineState{Name: "sync-photos", Schedule: "every 5m", Action: "run", Next: at(9, 35, 0),
+			Last: &journal.Run{ID: 10, Routine: "sync-photos", Slot: *at(9, 25, 0), Outcome: journal.OutcomeSkipped, Reason: "overlap"}},
+		scheduler.RoutineState{Name: "nightly-report", Disabled: "routines.toml:31:1: routine \"nightly-report\" has no schedule (at, every or cron)"},
+		scheduler.RoutineState{Name: "a-routine-with-a-rather-long-name", Schedule: "every 1h", Action: "run", Next: at(10, 0, 0)},
+	)
+}
+
+// The table fits a 760 px wide window, explains every state in its cells (the reason for
+// paused, invalid and skipped; the overdue mark; the last outcome in colour with its duration
+// and lateness), and its buttons reach the actions.
 func TestRoutinesTableMarkupAndButtons(t *testing.T) {
 	test.NewTempApp(t)
 	rec := &recorder{}
-	tbl := NewRoutinesTable(rec, nil)
-	tbl.Update(standbyState())
-	assertMarkup(t, "routines_table.xml", tbl, fyne.NewSize(960, 200))
+	var shown []error
+	tbl := NewRoutinesTable(rec, func(err error) { shown = append(shown, err) })
+	s := standbyState()
+	s.Routines = dashboardRoutines()
+	tbl.Update(s)
+	assertMarkup(t, "routines_table.xml", tbl, fyne.NewSize(744, 480))
+	var total float32
+	for _, w := range tbl.widths {
+		total += w
+	}
+	if total += float32(numCols-1) * theme.Padding(); total > 744 {
+		t.Errorf("columns take %.0f px, more than the 744 px a 760 px window leaves the table", total)
+	}
+
+	cells := func(name string) [numCols]CellText {
+		for _, r := range s.Routines {
+			if r.Name == name {
+				return RoutineCells(r, s.Now)
+			}
+		}
+		t.Fatalf("no routine %s", name)
+		return [numCols]CellText{}
+	}
+	for _, c := range []struct {
+		routine string
+		col     int
+		top     string
+		bottom  string
+		imp     widget.Importance
+	}{
+		{"morning-briefing", colLast, "success · 2s", "08:00:01 · late 1s", widget.SuccessImportance},
+		{"page-watch", colLast, "failed · 1s", "09:00:00", widget.DangerImportance},
+		{"backup", colNext, "overdue", "since 09:00:00", widget.DangerImportance},
+		{"backup", colLast, "success · 1m 35s", "08:30:04 · late 4s", widget.SuccessImportance},
+		{"backup", colSchedule, "at 08:30 Mon–Wed,Fri,Sun", "shell · Europe/Paris", 0},
+		{"sync-photos", colLast, "skipped", "09:25:00 · overlap", widget.WarningImportance},
+		{"morning-briefing", colNext, "Tue 08:00", "in 22h 30m", 0},
+	} {
+		got := cells(c.routine)[c.col]
+		if got.Top != c.top || got.Bottom != c.bottom || got.TopImp != c.imp {
+			t.Errorf("%s column %d: %q / %q (importance %v), want %q / %q (%v)", c.routine, c.col, got.Top, got.Bottom, got.TopImp, c.top, c.bottom, c.imp)
+		}
+	}
+	for name, want := range map[string]string{
+		"heartbeat":      "paused",
+		"inbox-zero":     "paused in routines.toml",
+		"nightly-report": "invalid: routines.toml:31:1: routine \"nightly-report\" has no schedule (at, every or cron)",
+		"backup":         "overdue",
+		"page-watch":     "failing",
+	} {
+		if got := cells(name)[colName].Bottom; got != want {
+			t.Errorf("%s status %q, want %q", name, got, want)
+		}
+	}
 
 	runs := buttons(tbl, "Run now")
-	if len(runs) != 3 {
+	if len(runs) != len(s.Routines) {
 		t.Fatalf("%d Run now buttons, want one per routine", len(runs))
 	}
 	test.Tap(runs[1])
 	resume := buttons(tbl, "Resume")
-	if len(resume) != 1 {
-		t.Fatalf("%d Resume buttons, want 1 (heartbeat is paused)", len(resume))
+	if len(resume) != 2 {
+		t.Fatalf("%d Resume buttons, want 2 (heartbeat, inbox-zero)", len(resume))
 	}
 	test.Tap(resume[0])
+	test.Tap(resume[1]) // inbox-zero: paused in the file, which a resume cannot undo
 	test.Tap(buttons(tbl, "Pause")[0])
 	want := []string{"run page-watch", "resume heartbeat", "pause morning-briefing"}
 	if got := rec.Calls(); !slices.Equal(got, want) {
 		t.Errorf("actions = %q, want %q", got, want)
 	}
+	if len(shown) != 1 || !strings.Contains(shown[0].Error(), "inbox-zero is paused in routines.toml") {
+		t.Errorf("Resume of a routine paused in the file showed %v, want it to say the file pauses it", shown)
+	}
+}
+
+// A text cut off by its column shows whole in a tooltip while the pointer is on it, and the
+// tooltip goes when the pointer leaves.
+func TestRoutinesTableTooltipShowsCutOffText(t *testing.T) {
+	a := test.NewTempApp(t)
+	tbl := NewRoutinesTable(&recorder{}, nil)
+	s := standbyState()
+	s.Routines = dashboardRoutines()
+	tbl.Update(s)
+	w := a.NewWindow("Routinely")
+	layer := NewTipLayer(tbl)
+	w.SetContent(layer)
+	w.Resize(fyne.NewSize(760, 600))
+	var cut *TipLabel
+	var walk func(fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		if l, ok := o.(*TipLabel); ok && o.Visible() && l.Text == "a-routine-with-a-rather-long-name" {
+			cut = l
+		}
+		switch x := o.(type) {
+		case *fyne.Container:
+			for _, c := range x.Objects {
+				walk(c)
+			}
+		case fyne.Widget:
+			for _, c := range test.WidgetRenderer(x).Objects() {
+				walk(c)
+			}
+		}
+	}
+	walk(w.Content())
+	if cut == nil {
+		t.Fatal("the long routine name is not shown")
+	}
+	if !cut.Truncated() {
+		t.Fatalf("the long name fits its %.0f px column: the test needs a cut-off text", cut.Size().Width)
+	}
+	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(cut).AddXY(5, 5)
+	test.MoveMouse(w.Canvas(), pos)
+	if got := layer.Tip(); got != "a-routine-with-a-rather-long-name" || !layer.bubble.Visible() {
+		t.Errorf("tooltip %q (shown %t) on the cut-off name, want the whole name", got, layer.bubble.Visible())
+	}
+	if w.Canvas().Overlays().Top() != nil {
+		t.Error("the tooltip is an overlay: it would take the next click")
+	}
+	test.MoveMouse(w.Canvas(), pos.AddXY(0, 200))
+	if got := layer.Tip(); got != "" || layer.bubble.Visible() {
+		t.Errorf("tooltip %q still shown after the pointer left", got)
+	}
+	// A label that fits shows no tooltip.
+	var fits *TipLabel
+	walk = func(o fyne.CanvasObject) {
+		if l, ok := o.(*TipLabel); ok && o.Visible() && l.Text == "heartbeat" {
+			fits = l
+		}
+		switch x := o.(type) {
+		case *fyne.Container:
+			for _, c := range x.Objects {
+				walk(c)
+			}
+		case fyne.Widget:
+			for _, c := range test.WidgetRenderer(x).Objects() {
+				walk(c)
+			}
+		}
+	}
+	walk(w.Content())
+	test.MoveMouse(w.Canvas(), fyne.CurrentApp().Driver().AbsolutePositionForObject(fits).AddXY(5, 5))
+	if got := layer.Tip(); got != "" {
+		t.Errorf("tooltip %q on a label that fits", got)
+	}
 }
 
 func TestRoutineStatus(t *testing.T) {
 	rs := fixtureRoutines()
-	late := scheduler.RoutineState{Name: "late", Next: at(9, 29, 0)}
+	late := scheduler.RoutineState{Name: "late", Next: at(9, 45, 0), Overdue: at(9, 29, 0)}
 	running := scheduler.RoutineState{Name: "r", Running: true, Next: at(9, 0, 0)}
 	invalid := scheduler.RoutineState{Name: "bad", Disabled: "routines.toml:3:1: no schedule"}
 	for _, c := range []struct {

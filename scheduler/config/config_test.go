@@ -207,3 +207,23 @@ func TestLoadConfigOnDirectory(t *testing.T) {
 		t.Fatalf("LoadConfig(dir) = %v", err)
 	}
 }
+
+// Days are listed Monday first, and three or more in a row as a range, so a schedule reads
+// short: "at 08:30 Mon–Fri", not "at 08:30 Mon,Tue,Wed,Thu,Fri".
+func TestDescribeDays(t *testing.T) {
+	for _, c := range []struct {
+		days []time.Weekday
+		want string
+	}{
+		{[]time.Weekday{time.Friday, time.Monday, time.Tuesday, time.Wednesday, time.Thursday}, "at 08:30 Mon–Fri"},
+		{[]time.Weekday{time.Monday, time.Wednesday}, "at 08:30 Mon,Wed"},
+		{[]time.Weekday{time.Sunday, time.Saturday}, "at 08:30 Sat,Sun"},
+		{[]time.Weekday{time.Monday, time.Tuesday, time.Wednesday, time.Friday, time.Sunday}, "at 08:30 Mon–Wed,Fri,Sun"},
+		{nil, "at 08:30"},
+	} {
+		r := &Routine{Kind: KindAt, At: []string{"08:30"}, Days: c.days}
+		if got := r.Describe(); got != c.want {
+			t.Errorf("days %v: %q, want %q", c.days, got, c.want)
+		}
+	}
+}
