@@ -462,22 +462,56 @@ func TestSettingsView(t *testing.T) {
 	}
 }
 
+// The history opens on every routine's runs, shows them in columns (slot, started, late by,
+// duration, outcome in colour, trigger), and the output of the selected run, wrapped.
 func TestHistoryViewShowsRunsAndOutput(t *testing.T) {
 	test.NewTempApp(t)
 	rec := &recorder{}
 	h := NewHistoryView(rec)
 	h.background = func(f func()) { f() } // the test app's fyne.Do is not serialised with the test
 	h.SetRoutines([]string{"morning-briefing", "page-watch"})
-	h.Load("page-watch")
-	eventually(t, func() bool { return h.list.Length() == 1 })
-	row := RunText(h.runs[0])
-	for _, want := range []string{"slot 09:00:00", "started 09:00:00", "took 1s", "failed"} {
-		if !strings.Contains(row, want) {
-			t.Errorf("history row %q lacks %q", row, want)
+	eventually(t, func() bool { return len(h.runs) == 1 })
+	if got := rec.Calls(); !slices.Equal(got, []string{"history "}) || h.pick.Selected != AllRoutines {
+		t.Errorf("history opened with reads %q on %q, want every routine's", got, h.pick.Selected)
+	}
+	run := h.runs[0]
+	run.LateBy, run.Trigger, run.Reason = 1500*time.Millisecond, journal.TriggerCatchUp, "exit status 2"
+	want := [numHCols]string{"page-watch", "09:00:00", "09:00:00", "1s", "1s", "failed: exit status 2", "catch-up"}
+	for c := range numHCols {
+		if got, _ := HistoryCell(run, c, fixtureNow); got != want[c] {
+			t.Errorf("column %s: %q, want %q", hcolTitles[c], got, want[c])
 		}
 	}
-	h.list.Select(0)
+	if _, imp := HistoryCell(run, hcolOutcome, fixtureNow); imp != widget.DangerImportance {
+		t.Errorf("a failed outcome has importance %v, want danger (red)", imp)
+	}
+	if h.output.Wrapping != fyne.TextWrapWord {
+		t.Error("the output pane does not wrap long lines")
+	}
+	h.table.Select(widget.TableCellID{Row: 0, Col: hcolOutcome})
 	eventually(t, func() bool { return strings.Contains(h.output.Text, "+ new headline (run 8)") })
+	h.pick.SetSelected("page-watch")
+	if got := rec.Calls(); got[len(got)-1] != "history page-watch" {
+		t.Errorf("choosing a routine read %q", got)
+	}
+	h.pick.SetSelected(AllRoutines)
+	if got := rec.Calls(); got[len(got)-1] != "history " {
+		t.Errorf("choosing all routines read %q", got)
+	}
+}
+
+// The history fits a 760 px window: its columns share the width.
+func TestHistoryFitsTheWindow(t *testing.T) {
+	test.NewTempApp(t)
+	h := NewHistoryView(&recorder{})
+	h.Resize(fyne.NewSize(744, 400))
+	var total float32
+	for _, w := range h.widths {
+		total += w
+	}
+	if total += float32(numHCols) * theme.Padding(); total > 744 {
+		t.Errorf("history columns take %.0f px of 744", total)
+	}
 }
 
 // eventually waits for cond, which goroutines behind fyne.Do make true shortly.
@@ -502,6 +536,13 @@ func TestHistoryFollowsNewRuns(t *testing.T) {
 	h.Follow(rs) // nothing new
 	if got := rec.Calls(); !slices.Equal(got, []string{"history page-watch", "history page-watch"}) {
 		t.Errorf("history reads = %q, want the first load and one reload", got)
+	}
+	// Every routine's view reloads when any routine has run.
+	h.Load("")
+	rs[0].Last.ID = 99
+	h.Follow(rs)
+	if got := rec.Calls(); !slices.Equal(got[2:], []string{"history ", "history "}) {
+		t.Errorf("all-routines reads = %q, want the load and one reload", got[2:])
 	}
 }
 
@@ -613,5 +654,22 @@ func TestTrayMenuUpdatesWhileActionsRun(t *testing.T) {
 	}
 	if logins != 200 {
 		t.Errorf("%d start-at-login calls recorded, want 200", logins)
+	}
+}
+
+// History times stay short enough for their column however old the run.
+func TestShortClock(t *testing.T) {
+	for _, c := range []struct {
+		t    time.Time
+		want string
+	}{
+		{*at(8, 0, 1), "08:00:01"},
+		{fixtureNow.Add(-48 * time.Hour), "Sat 09:30"},
+		{fixtureNow.Add(-30 * 24 * time.Hour), "31 Jan 09:30"},
+		{fixtureNow.Add(-400 * 24 * time.Hour), "2025-01-26"},
+	} {
+		if got := ShortClock(c.t, fixtureNow); got != c.want {
+			t.Errorf("%v: %q, want %q", c.t, got, c.want)
+		}
 	}
 }
