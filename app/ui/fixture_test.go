@@ -44,7 +44,7 @@ func fixtureRoutines() []scheduler.RoutineState {
 func daemonRecord() *ownership.Record {
 	return &ownership.Record{
 		Token: "t-daemon", Epoch: 12, PID: 4242, Host: "laptop", Role: ownership.RoleDaemon,
-		AcquiredAt: *at(7, 55, 0), HeartbeatAt: *at(9, 29, 58), LastTickAt: *at(9, 29, 30),
+		AcquiredAt: *at(7, 55, 0), HeartbeatAt: *at(9, 29, 58), LastTickAt: *at(9, 29, 50), // 9:29:50: a slot recorded skipped
 		LastJob:             &ownership.JobInfo{Routine: "heartbeat", Slot: *at(9, 29, 30), Started: *at(9, 29, 30), Finished: at(9, 29, 31)},
 		HeartbeatIntervalMS: 2000, State: ownership.StateOwning,
 	}
