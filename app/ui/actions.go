@@ -22,7 +22,10 @@ type Actions interface {
 	EndStuckOwner(pid int) error
 	SetStartAtLogin(on bool) error
 	SetPolicy(p ownership.Policy) error
-	OpenConfig()
+	// OpenConfig opens routines.toml with the system's default app; it may wait a few seconds
+	// for the opener's answer, so the UI calls it off its goroutine. The error says why
+	// nothing opened.
+	OpenConfig() error
 	ShowWindow()
 	Quit()
 	History(routine string, limit int) ([]journal.Run, error)

@@ -71,8 +71,9 @@ func fixtureRequest() ownership.Request {
 // recorder is a stand-in for the session behind the routine buttons: it records what the
 // person asked for. (The takeover tests use a real ownership handle instead.)
 type recorder struct {
-	mu    sync.Mutex
-	calls []string
+	mu      sync.Mutex
+	calls   []string
+	openErr error // what OpenConfig returns
 }
 
 func (r *recorder) add(s string) error {
@@ -100,7 +101,7 @@ func (r *recorder) TakeBack()                          { r.add("take back") }
 func (r *recorder) EndStuckOwner(pid int) error        { return r.add(fmt.Sprint("end stuck ", pid)) }
 func (r *recorder) SetStartAtLogin(on bool) error      { return r.add(fmt.Sprint("login ", on)) }
 func (r *recorder) SetPolicy(p ownership.Policy) error { return r.add("policy " + string(p)) }
-func (r *recorder) OpenConfig()                        {}
+func (r *recorder) OpenConfig() error                  { return r.openErr }
 func (r *recorder) ShowWindow()                        { r.add("show") }
 func (r *recorder) Quit()                              { r.add("quit") }
 func (r *recorder) Output(id int64) ([]byte, error) {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -553,7 +554,7 @@ func TestHistoryFollowsNewRuns(t *testing.T) {
 
 func TestWindowMenuQuitGoesThroughActions(t *testing.T) {
 	rec := &recorder{}
-	m := NewMainMenu(rec)
+	m := NewMainMenu(rec, nil)
 	items := m.Items[0].Items
 	last := items[len(items)-1]
 	if !last.IsQuit || last.Label != LabelQuit {
@@ -677,4 +678,30 @@ func TestShortClock(t *testing.T) {
 			t.Errorf("%v: %q, want %q", c.t, got, c.want)
 		}
 	}
+}
+
+// Settings → Open, when nothing can open the file, shows why in the window (the error line under
+// the owner panel, above every tab), and so does the menu's Open routines file.
+func TestOpenConfigErrorShownInTheWindow(t *testing.T) {
+	test.NewTempApp(t)
+	rec := &recorder{openErr: errors.New("no application opened /home/ann/routines.toml (xdg-open: no method available)")}
+	v := NewMainView(rec)
+	open := buttons(v.Settings, "Open")
+	if len(open) != 1 {
+		t.Fatalf("%d Open buttons in the settings", len(open))
+	}
+	test.Tap(open[0])
+	eventually(t, func() bool {
+		var shown bool
+		fyne.DoAndWait(func() { shown = v.Error.Visible() && strings.Contains(v.Error.Text, "no application opened") })
+		return shown
+	})
+	v.ShowError(nil)
+	m := NewMainMenu(rec, v.ShowError)
+	m.Items[0].Items[0].Action()
+	eventually(t, func() bool {
+		var shown bool
+		fyne.DoAndWait(func() { shown = v.Error.Visible() })
+		return shown
+	})
 }

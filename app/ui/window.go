@@ -75,12 +75,13 @@ func (v *MainView) ShowError(err error) {
 }
 
 // NewMainMenu is the window's menu bar: the window's way to open the routines file and to Quit
-// (which, like the tray's Quit, drains runs and releases ownership first).
-func NewMainMenu(a Actions) *fyne.MainMenu {
+// (which, like the tray's Quit, drains runs and releases ownership first). onError (may be nil)
+// shows why the file did not open.
+func NewMainMenu(a Actions, onError func(error)) *fyne.MainMenu {
 	quit := fyne.NewMenuItem(LabelQuit, a.Quit)
 	quit.IsQuit = true
 	return fyne.NewMainMenu(fyne.NewMenu("Routinely",
-		fyne.NewMenuItem("Open routines file", a.OpenConfig),
+		fyne.NewMenuItem("Open routines file", func() { openConfig(a, onError) }),
 		fyne.NewMenuItemSeparator(),
 		quit,
 	))
