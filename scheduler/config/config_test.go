@@ -227,3 +227,30 @@ func TestDescribeDays(t *testing.T) {
 		}
 	}
 }
+
+// A Snapshot rebuilds the Config it came from, distrust included: the run and shell routines of
+// a file another user could change stay disabled when the last good version is used.
+func TestSnapshotKeepsTheDistrust(t *testing.T) {
+	data := []byte("[[routine]]\nname = \"cmd\"\nevery = \"1m\"\nrun = [\"true\"]\n\n[[routine]]\nname = \"hello\"\nevery = \"1m\"\nnotify = { title = \"hi\" }\n")
+	cfg, err := FromSnapshot(Snapshot{Path: "/x/routines.toml", Data: data, DistrustWhy: "the file is writable by its group", DistrustFix: "chmod 600 /x/routines.toml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Routines) != 1 || cfg.Routines[0].Name != "hello" || len(cfg.Problems) != 1 ||
+		!strings.Contains(cfg.Problems[0].Message, "chmod 600") {
+		t.Fatalf("distrusted snapshot: routines %v, problems %v; want cmd disabled with the fix", cfg.Routines, cfg.Problems)
+	}
+	again, err := FromSnapshot(cfg.Snapshot())
+	if err != nil || len(again.Routines) != 1 {
+		t.Fatalf("round trip: %v, %v", again, err)
+	}
+	dir := t.TempDir()
+	path := dir + "/routines.toml"
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := LoadConfig(path)
+	if err != nil || string(loaded.Snapshot().Data) != string(data) || loaded.Snapshot().Path != path || loaded.Snapshot().DistrustWhy != "" {
+		t.Fatalf("LoadConfig snapshot: %+v, %v", loaded.Snapshot(), err)
+	}
+}
