@@ -705,3 +705,31 @@ func TestOpenConfigErrorShownInTheWindow(t *testing.T) {
 		return shown
 	})
 }
+
+// While routines.toml does not parse, the routines tab still lists the last good set, under a
+// banner saying where the error is and that the last good version runs.
+func TestConfigBannerOverTheLastGoodSet(t *testing.T) {
+	test.NewTempApp(t)
+	v := NewMainView(&recorder{})
+	s := standbyState()
+	v.Update(s)
+	if v.Config.Visible() {
+		t.Fatal("config banner shown for a file that loads")
+	}
+	s.ConfigProblem = &config.Problem{File: "/home/ann/.config/routinely/routines.toml", Line: 4, Col: 9, Message: "expected '=' after a key"}
+	s.ConfigErr, s.LastGood = s.ConfigProblem.String(), true
+	v.Update(s)
+	if !v.Config.Visible() || v.Config.head.Text != "routines.toml has an error at 4:9 — running the last good version" {
+		t.Errorf("banner shown %t: %q", v.Config.Visible(), v.Config.head.Text)
+	}
+	if !strings.Contains(v.Config.detail.Text, "expected '=' after a key") {
+		t.Errorf("banner detail %q lacks the error", v.Config.detail.Text)
+	}
+	if len(v.Routines.rows) != len(s.Routines) {
+		t.Errorf("%d routines listed under the banner, want the last good set's %d", len(v.Routines.rows), len(s.Routines))
+	}
+	s.LastGood, s.Routines = false, nil
+	if got := ConfigBannerText(s); got != "routines.toml has an error at 4:9 — no routine runs until it is fixed" {
+		t.Errorf("without a last good version: %q", got)
+	}
+}

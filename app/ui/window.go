@@ -12,6 +12,7 @@ import (
 // routines, their history and the settings.
 type MainView struct {
 	Banner   *WedgeBanner
+	Config   *ConfigBanner // heads the routines tab while routines.toml cannot be used
 	Owner    *OwnerPanel
 	Routines *RoutinesTable
 	History  *HistoryView
@@ -29,11 +30,12 @@ func NewMainView(a Actions) *MainView {
 	v.Banner = NewWedgeBanner(a, v.ShowError)
 	v.Owner = NewOwnerPanel(a.TakeBack)
 	v.Routines = NewRoutinesTable(a, v.ShowError)
+	v.Config = NewConfigBanner()
 	v.History = NewHistoryView(a)
 	v.Settings = NewSettingsView(a, v.ShowError)
 	history := container.NewTabItem("History", v.History)
 	tabs := container.NewAppTabs(
-		container.NewTabItem("Routines", v.Routines),
+		container.NewTabItem("Routines", container.NewBorder(v.Config, nil, nil, nil, v.Routines)),
 		history,
 		container.NewTabItem("Settings", container.NewVScroll(v.Settings)),
 	)
@@ -53,6 +55,7 @@ func NewMainView(a Actions) *MainView {
 // Update shows s everywhere in the window; call it on the UI goroutine.
 func (v *MainView) Update(s session.State) {
 	v.Banner.Update(s)
+	v.Config.Update(s)
 	v.Owner.Update(s)
 	v.Routines.Update(s)
 	v.Settings.Update(s)

@@ -58,11 +58,15 @@ func (s *Session) Snapshot() State {
 	s.engMu.RLock()
 	if s.engine != nil {
 		st.Routines, st.Problems = s.engine.Routines(), s.engine.Problems()
+		if p := s.engine.ConfigError(); p != nil {
+			st.ConfigProblem, st.ConfigErr, st.LastGood, st.Problems = p, p.String(), true, nil
+		}
 		s.engMu.RUnlock()
 		return st
 	}
 	s.engMu.RUnlock()
-	st.Routines, st.Problems, st.ConfigErr = s.obs.routines(now)
+	v := s.obs.routines(now)
+	st.Routines, st.Problems, st.ConfigErr, st.ConfigProblem, st.LastGood = v.states, v.problems, v.err, v.broken, v.lastGood
 	return st
 }
 

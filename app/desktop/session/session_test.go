@@ -535,3 +535,32 @@ func TestStuckOwnerEndedFromTheWindow(t *testing.T) {
 		t.Errorf("daemon ended by %v, want SIGKILL", daemon.ProcessState)
 	}
 }
+
+// While routines.toml does not parse, the snapshot carries the last good routines, says so
+// (LastGood) and where the file's error is — from the engine while this app owns, and from the
+// journal's record for an observer (the app in standby).
+func TestBrokenConfigShowsTheLastGoodSet(t *testing.T) {
+	s, p := newSession(t)
+	waitFor(t, s, 10*time.Second, "engine running", func(State) bool {
+		s.engMu.RLock()
+		defer s.engMu.RUnlock()
+		return s.engine != nil
+	})
+	broken := "[[routine]]\nname = \"quiet\"\nevery = \"1h\"\nrun = [\"true\"]\n[[routine\n"
+	if err := os.WriteFile(p.Config, []byte(broken), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st := waitFor(t, s, 10*time.Second, "the last good set with the error", func(st State) bool {
+		return st.LastGood && st.ConfigProblem != nil
+	})
+	if st.ConfigProblem.Line != 5 || len(st.Routines) != 1 || st.Routines[0].Name != "quiet" || !strings.Contains(st.ConfigErr, ":5:") {
+		t.Errorf("owning: problem %+v, routines %v, err %q; want line 5 and the last good routine", st.ConfigProblem, st.Routines, st.ConfigErr)
+	}
+
+	o := newObserver(p)
+	defer o.close()
+	v := o.routines(time.Now())
+	if !v.lastGood || v.broken == nil || v.broken.Line != 5 || len(v.states) != 1 || v.states[0].Name != "quiet" {
+		t.Errorf("observer: %+v; want the last good routine and the error at line 5", v)
+	}
+}

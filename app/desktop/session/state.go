@@ -33,6 +33,11 @@ type State struct {
 	Problems   []config.Problem
 	ConfigPath string
 	ConfigErr  string // whole-file error ("FILE:LINE:COL: ..."), empty when the file loads
+	// ConfigProblem is ConfigErr with its position (nil when the file loads).
+	ConfigProblem *config.Problem
+	// LastGood: routines.toml cannot be used (ConfigProblem says why), and Routines are its last
+	// good version, which the owner runs.
+	LastGood bool
 	Notice     string // a transient sentence for the owner panel (e.g. a failed take back)
 	Policy     ownership.Policy
 	AutoStart  bool // the login item points at this binary
