@@ -36,3 +36,15 @@ type RoutineState struct {
 type Notifier interface {
 	Notify(title, body string) error
 }
+
+// OverdueGrace is how long a slot may be past without being handled before its routine is
+// called overdue: the claim comes 50 ms before the slot, but jitter and a busy machine make a
+// few seconds normal.
+const OverdueGrace = 30 * time.Second
+
+// IsOverdue reports whether a slot of s has been past for more than OverdueGrace at now without
+// being handled. A routine with a run in flight is not (the run holds its next slots back), nor
+// a paused one.
+func (s RoutineState) IsOverdue(now time.Time) bool {
+	return s.Overdue != nil && !s.Running && !s.Paused && now.Sub(*s.Overdue) > OverdueGrace
+}

@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -124,24 +123,37 @@ func (e *Engine) saveLastGood(cfg *config.Config) {
 }
 
 // LoadOrLastGood loads the routines file at path; when it cannot be used (it does not parse, is
-// missing or unreadable) and an owner has recorded a last good version for path in j, it returns
-// that version instead, with the file's problem (broken) and the record (lastGood). This is the
-// one rule for "the set in force while routines.toml is broken": the engine starts with it, and
-// status, routines and the desktop app show it. j may be nil (no journal yet). Errors: the
-// LoadConfig error when there is no last good version to fall back on.
+// missing or unreadable) it falls back on LastGoodFor. This is the one rule for "the set in
+// force while routines.toml is broken": the engine starts with it, and status, routines and the
+// desktop app show it. j may be nil (no journal yet). Errors: the LoadConfig error when there is
+// no last good version to fall back on.
 func LoadOrLastGood(path string, j *journal.Journal) (cfg *config.Config, broken *config.Problem, lastGood *journal.LastGood, err error) {
 	cfg, err = config.LoadConfig(path)
-	if err == nil || !errors.Is(err, config.ErrConfig) || j == nil {
-		return cfg, nil, nil, err
+	if err == nil {
+		return cfg, nil, nil, nil
 	}
-	lg, lerr := j.LastGood()
-	if lerr != nil || lg == nil || lg.Config.Path != path {
+	if cfg, broken, lastGood = LastGoodFor(path, j, err); cfg == nil {
 		return nil, nil, nil, err
 	}
-	good, gerr := config.FromSnapshot(lg.Config)
-	if gerr != nil {
-		return nil, nil, nil, err
+	return cfg, broken, lastGood, nil
+}
+
+// LastGoodFor is the set in force when the routines file at path cannot be used (loadErr says
+// why: it does not parse, is missing or unreadable): the last good version an owner recorded
+// for path in j (nil when j is nil, none is recorded, or it no longer parses), with loadErr as
+// the file's problem (broken) and the record.
+func LastGoodFor(path string, j *journal.Journal, loadErr error) (cfg *config.Config, broken *config.Problem, lastGood *journal.LastGood) {
+	if j == nil || loadErr == nil {
+		return nil, nil, nil
 	}
-	p := config.ProblemOf(path, err)
-	return good, &p, lg, nil
+	lg, err := j.LastGood()
+	if err != nil || lg == nil || lg.Config.Path != path {
+		return nil, nil, nil
+	}
+	good, err := config.FromSnapshot(lg.Config)
+	if err != nil {
+		return nil, nil, nil
+	}
+	p := config.ProblemOf(path, loadErr)
+	return good, &p, lg
 }

@@ -24,10 +24,6 @@ const (
 	StatusInvalid = "invalid"
 )
 
-// lateAfter is how far past its next slot an idle routine must be before it is called late:
-// jitter and the engine's own tick make a few seconds normal.
-const lateAfter = 30 * time.Second
-
 // RoutineStatus names the state of r at now for the table's status line.
 func RoutineStatus(r scheduler.RoutineState, now time.Time) string {
 	switch {
@@ -39,16 +35,10 @@ func RoutineStatus(r scheduler.RoutineState, now time.Time) string {
 		return StatusPaused
 	case r.Last != nil && failed(r.Last.Outcome):
 		return StatusFailing
-	case IsOverdue(r, now):
+	case r.IsOverdue(now):
 		return StatusLate
 	}
 	return StatusIdle
-}
-
-// IsOverdue reports whether a slot of r has been past for more than lateAfter without being
-// handled (a run in flight holds the next slots back, so a running routine is not overdue).
-func IsOverdue(r scheduler.RoutineState, now time.Time) bool {
-	return r.Overdue != nil && !r.Running && !r.Paused && now.Sub(*r.Overdue) > lateAfter
 }
 
 // StatusText is the table's status line for r at now, with why (paused by whom or until when,

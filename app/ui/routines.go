@@ -159,7 +159,7 @@ func RoutineCells(r scheduler.RoutineState, now time.Time) [numCols]CellText {
 
 // nextCell is the next run, or the overdue mark when a past slot has not been handled.
 func nextCell(r scheduler.RoutineState, now time.Time) CellText {
-	if IsOverdue(r, now) {
+	if r.IsOverdue(now) {
 		return CellText{Top: "overdue", TopImp: widget.DangerImportance,
 			Bottom: "since " + Clock(*r.Overdue, now), BottomImp: widget.DangerImportance}
 	}

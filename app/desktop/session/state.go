@@ -37,10 +37,10 @@ type State struct {
 	ConfigProblem *config.Problem
 	// LastGood: routines.toml cannot be used (ConfigProblem says why), and Routines are its last
 	// good version, which the owner runs.
-	LastGood bool
-	Notice     string // a transient sentence for the owner panel (e.g. a failed take back)
-	Policy     ownership.Policy
-	AutoStart  bool // the login item points at this binary
+	LastGood  bool
+	Notice    string // a transient sentence for the owner panel (e.g. a failed take back)
+	Policy    ownership.Policy
+	AutoStart bool // the login item points at this binary
 	// Stuck is set while this app stands by and the owner has stopped heartbeating (suspended
 	// or wedged); nil otherwise.
 	Stuck *StuckOwner
