@@ -46,7 +46,7 @@ func States(cfg *config.Config, j *journal.Journal, now time.Time) ([]RoutineSta
 
 // routineState is one valid routine's state from the journal.
 func routineState(r *config.Routine, j *journal.Journal, pauses map[string]journal.Pause, now time.Time) (RoutineState, error) {
-	st := RoutineState{Name: r.Name, Schedule: r.Describe(), Action: r.Action, Timezone: r.Timezone}
+	st := RoutineState{Name: r.Name, Schedule: r.Describe(), Action: r.Action, Timezone: r.Timezone, OwnZone: !r.FollowsSystemZone()}
 	p, ok := pauses[r.Name]
 	if !ok {
 		p = pauses[""]

@@ -15,7 +15,9 @@ type RoutineState struct {
 	Schedule string // in words, e.g. "every 30s", "at 08:00 Mon–Fri"
 	Action   string // run | shell | watch | notify | ping
 	Timezone string
-	Next     *time.Time
+	// OwnZone: the routine names its timezone in routines.toml (else it follows the system's).
+	OwnZone bool
+	Next    *time.Time
 	// Overdue is the oldest slot that is past and not handled yet (nobody claimed it: the owner
 	// is stuck, or none runs); nil when every past slot is handled, while paused, or before the
 	// routine has any slot recorded.

@@ -146,7 +146,7 @@ func RoutineCells(r scheduler.RoutineState, now time.Time) [numCols]CellText {
 		c[colSchedule] = CellText{Top: "—", Bottom: "not scheduled", BottomImp: widget.LowImportance}
 	} else {
 		detail := r.Action
-		if r.Timezone != "" && r.Timezone != "Local" {
+		if r.OwnZone && r.Timezone != "" {
 			detail += " · " + r.Timezone
 		}
 		c[colSchedule] = CellText{Top: r.Schedule, Bottom: detail, BottomImp: widget.LowImportance}

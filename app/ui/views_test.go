@@ -51,11 +51,11 @@ func buttons(o fyne.CanvasObject, text string) []*widget.Button {
 func dashboardRoutines() []scheduler.RoutineState {
 	rs := fixtureRoutines()
 	return append(rs,
-		scheduler.RoutineState{Name: "backup", Schedule: "at 08:30 Mon–Wed,Fri,Sun", Action: "shell", Timezone: "Europe/Paris",
+		scheduler.RoutineState{Name: "backup", Schedule: "at 08:30 Mon–Wed,Fri,Sun", Action: "shell", Timezone: "Europe/Paris", OwnZone: true,
 			Next: at(10, 0, 0), Overdue: at(9, 0, 0),
 			Last: &journal.Run{ID: 9, Routine: "backup", Slot: *at(8, 30, 0), Started: at(8, 30, 4),
 				Outcome: journal.OutcomeSuccess, Duration: 95 * time.Second, LateBy: 4 * time.Second}},
-		scheduler.RoutineState{Name: "inbox-zero", Schedule: "every 15m", Action: "notify", Paused: true, PausedInFile: true,
+		scheduler.RoutineState{Name: "inbox-zero", Schedule: "every 15m", Action: "notify", Timezone: "Etc/UTC", Paused: true, PausedInFile: true,
 			PauseNote: "paused = true in routines.toml"},
 		scheduler.RoutineState{Name: "sync-photos", Schedule: "every 5m", Action: "run", Next: at(9, 35, 0),
 			Last: &journal.Run{ID: 10, Routine: "sync-photos", Slot: *at(9, 25, 0), Outcome: journal.OutcomeSkipped, Reason: "overlap"}},

@@ -95,6 +95,9 @@ func (r *Routine) Slots(anchor time.Time) Schedule {
 	return r.sched
 }
 
+// FollowsSystemZone reports whether r has no timezone of its own and follows the system's.
+func (r *Routine) FollowsSystemZone() bool { return r.systemZone }
+
 // Describe returns the schedule in words, e.g. "every 30s", "at 08:00, 18:30 Mon,Tue" or
 // "at 09:30 Mon–Fri".
 func (r *Routine) Describe() string {

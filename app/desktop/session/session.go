@@ -161,6 +161,7 @@ func (s *Session) standby(ctx context.Context) (*ownership.Handle, error) {
 		if err == nil || ctx.Err() != nil {
 			return h, err
 		}
+		s.logger.Warn(what+" failed", "err", err)
 		s.setMode(ModeStandby)
 		s.setNotice(fmt.Sprintf("%s failed: %v", what, err))
 	}
