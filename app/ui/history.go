@@ -60,7 +60,7 @@ type HistoryView struct {
 	background func(func())
 }
 
-// NewHistoryView builds an empty view; the first SetRoutines loads every routine's runs.
+// NewHistoryView builds an empty view; Shown (its tab shown) or Load fills it.
 func NewHistoryView(a Actions) *HistoryView {
 	h := &HistoryView{actions: a, background: func(f func()) { go f() }}
 	h.pick = widget.NewSelect([]string{AllRoutines}, func(choice string) {
@@ -132,21 +132,29 @@ func (h *HistoryView) fit(width float32) {
 }
 
 // SetRoutines offers names in the routine picker, after All routines; call it on the UI
-// goroutine. The first call loads every routine's runs.
+// goroutine.
 func (h *HistoryView) SetRoutines(names []string) {
 	opts := append([]string{AllRoutines}, names...)
 	if !slices.Equal(h.pick.Options, opts) {
 		h.pick.Options = opts
 		h.pick.Refresh()
 	}
+}
+
+// Shown loads the runs the view shows (every routine's, until one is chosen) the first time
+// its tab is shown: nothing is read from the journal for a view nobody has looked at.
+func (h *HistoryView) Shown() {
 	if !h.loaded {
-		h.loaded = true
 		h.Load(h.routine)
 	}
 }
 
-// Follow reloads the shown history when a routine it shows has run since it was loaded.
+// Follow reloads the shown history when a routine it shows has run since it was loaded (once it
+// has been shown).
 func (h *HistoryView) Follow(routines []scheduler.RoutineState) {
+	if !h.loaded {
+		return
+	}
 	var newest int64
 	for _, r := range routines {
 		if r.Last != nil && (h.routine == "" || r.Name == h.routine) {
@@ -162,7 +170,7 @@ func (h *HistoryView) Follow(routines []scheduler.RoutineState) {
 // Load shows the runs of routine ("" for every routine), reading the journal off the UI
 // goroutine.
 func (h *HistoryView) Load(routine string) {
-	h.routine = routine
+	h.routine, h.loaded = routine, true
 	choice := routine
 	if choice == "" {
 		choice = AllRoutines

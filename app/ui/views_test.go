@@ -476,6 +476,11 @@ func TestHistoryViewShowsRunsAndOutput(t *testing.T) {
 	h := NewHistoryView(rec)
 	h.background = func(f func()) { f() } // the test app's fyne.Do is not serialised with the test
 	h.SetRoutines([]string{"morning-briefing", "page-watch"})
+	if len(rec.Calls()) != 0 {
+		t.Fatalf("the history read the journal before it was shown: %q", rec.Calls())
+	}
+	h.Shown()
+	h.Shown() // once
 	eventually(t, func() bool { return len(h.runs) == 1 })
 	if got := rec.Calls(); !slices.Equal(got, []string{"history "}) || h.pick.Selected != AllRoutines {
 		t.Errorf("history opened with reads %q on %q, want every routine's", got, h.pick.Selected)
@@ -680,56 +685,33 @@ func TestShortClock(t *testing.T) {
 	}
 }
 
-// Settings → Open, when nothing can open the file, shows why in the window (the error line under
-// the owner panel, above every tab), and so does the menu's Open routines file.
+// Settings → Open, when nothing can open the file, hands the error to the window's error line
+// (under the owner panel, above every tab: NewMainView wires it), and so does the menu's Open
+// routines file.
 func TestOpenConfigErrorShownInTheWindow(t *testing.T) {
 	test.NewTempApp(t)
 	rec := &recorder{openErr: errors.New("no application opened /home/ann/routines.toml (xdg-open: no method available)")}
-	v := NewMainView(rec)
-	open := buttons(v.Settings, "Open")
+	shown := make(chan error, 2)
+	v := NewSettingsView(rec, func(err error) { shown <- err })
+	open := buttons(v, "Open")
 	if len(open) != 1 {
 		t.Fatalf("%d Open buttons in the settings", len(open))
 	}
 	test.Tap(open[0])
-	eventually(t, func() bool {
-		var shown bool
-		fyne.DoAndWait(func() { shown = v.Error.Visible() && strings.Contains(v.Error.Text, "no application opened") })
-		return shown
-	})
-	v.ShowError(nil)
-	m := NewMainMenu(rec, v.ShowError)
-	m.Items[0].Items[0].Action()
-	eventually(t, func() bool {
-		var shown bool
-		fyne.DoAndWait(func() { shown = v.Error.Visible() })
-		return shown
-	})
-}
-
-// While routines.toml does not parse, the routines tab still lists the last good set, under a
-// banner saying where the error is and that the last good version runs.
-func TestConfigBannerOverTheLastGoodSet(t *testing.T) {
-	test.NewTempApp(t)
-	v := NewMainView(&recorder{})
-	s := standbyState()
-	v.Update(s)
-	if v.Config.Visible() {
-		t.Fatal("config banner shown for a file that loads")
+	for _, from := range []string{"Settings → Open", "the menu's Open routines file"} {
+		select {
+		case err := <-shown:
+			if !strings.Contains(err.Error(), "no application opened") {
+				t.Errorf("%s showed %v", from, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s showed no error", from)
+		}
+		NewMainMenu(rec, func(err error) { shown <- err }).Items[0].Items[0].Action()
 	}
-	s.ConfigProblem = &config.Problem{File: "/home/ann/.config/routinely/routines.toml", Line: 4, Col: 9, Message: "expected '=' after a key"}
-	s.ConfigErr, s.LastGood = s.ConfigProblem.String(), true
-	v.Update(s)
-	if !v.Config.Visible() || v.Config.head.Text != "routines.toml has an error at 4:9 — running the last good version" {
-		t.Errorf("banner shown %t: %q", v.Config.Visible(), v.Config.head.Text)
-	}
-	if !strings.Contains(v.Config.detail.Text, "expected '=' after a key") {
-		t.Errorf("banner detail %q lacks the error", v.Config.detail.Text)
-	}
-	if len(v.Routines.rows) != len(s.Routines) {
-		t.Errorf("%d routines listed under the banner, want the last good set's %d", len(v.Routines.rows), len(s.Routines))
-	}
-	s.LastGood, s.Routines = false, nil
-	if got := ConfigBannerText(s); got != "routines.toml has an error at 4:9 — no routine runs until it is fixed" {
-		t.Errorf("without a last good version: %q", got)
+	mv := NewMainView(rec)
+	mv.ShowError(rec.openErr)
+	if !mv.Error.Visible() || !strings.Contains(mv.Error.Text, "no application opened") {
+		t.Error("the window's error line does not show the error")
 	}
 }

@@ -39,6 +39,11 @@ func NewMainView(a Actions) *MainView {
 		history,
 		container.NewTabItem("Settings", container.NewVScroll(v.Settings)),
 	)
+	tabs.OnSelected = func(t *container.TabItem) {
+		if t == history {
+			v.History.Shown()
+		}
+	}
 	// Selecting a routine's row opens its history.
 	v.Routines.OnSelected = func(id widget.TableCellID) {
 		v.Routines.UnselectAll()
