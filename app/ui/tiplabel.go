@@ -67,11 +67,12 @@ func (t *TipLayer) show(owner fyne.CanvasObject, text string) {
 	at := d.AbsolutePositionForObject(owner).Subtract(d.AbsolutePositionForObject(t))
 	t.owner = owner
 	t.text.SetText(text)
-	size := t.text.MinSize()
-	if limit := t.Size().Width - 2*theme.Padding(); size.Width > limit {
-		t.text.Resize(fyne.NewSize(limit, size.Height))
-		size = fyne.NewSize(limit, t.text.MinSize().Height)
-	}
+	// As wide as the text on one line, within the layer; a wrapping label's MinSize is as narrow
+	// as one character, so its height is asked at the width chosen.
+	width := fyne.MeasureText(text, theme.TextSize(), fyne.TextStyle{}).Width + 2*theme.InnerPadding() + 1
+	width = min(width, t.Size().Width-2*theme.Padding())
+	t.text.Resize(fyne.NewSize(width, t.text.Size().Height))
+	size := fyne.NewSize(width, t.text.MinSize().Height)
 	pos := at.AddXY(0, owner.Size().Height)
 	if over := pos.X + size.Width - (t.Size().Width - theme.Padding()); over > 0 {
 		pos.X = max(0, pos.X-over)

@@ -190,6 +190,9 @@ func TestRoutinesTableTooltipShowsCutOffText(t *testing.T) {
 	if w.Canvas().Overlays().Top() != nil {
 		t.Error("the tooltip is an overlay: it would take the next click")
 	}
+	if b := layer.bubble.Size(); b.Height > 2*cut.MinSize().Height || b.Width < cut.Size().Width {
+		t.Errorf("tooltip %v for a %v label: want it one line, wider than the label", b, cut.Size())
+	}
 	test.MoveMouse(w.Canvas(), pos.AddXY(0, 200))
 	if got := layer.Tip(); got != "" || layer.bubble.Visible() {
 		t.Errorf("tooltip %q still shown after the pointer left", got)

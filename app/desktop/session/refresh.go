@@ -52,7 +52,7 @@ func (s *Session) Snapshot() State {
 		rec := h.Record()
 		st.Self = &rec
 	}
-	if st.Mode == ModeStandby || st.Mode == ModeTakingBack {
+	if st.Mode == ModeStandby { // not while taking back or ending it already
 		st.Stuck = s.stuckFrom(status)
 	}
 	s.engMu.RLock()

@@ -219,12 +219,12 @@ func (s *Session) ownerStuck() error {
 	if err != nil || st.Record == nil || !hasDiagnosis(st, ownership.DiagNotHeartbeating) {
 		return nil
 	}
-	return fmt.Errorf("%w: the owner (pid %d) has not responded since %s", errOwnerStuck, st.Record.PID,
-		st.Record.HeartbeatAt.Local().Format(time.TimeOnly))
+	return fmt.Errorf("the owner (pid %d) has not responded since %s, so %w (the banner above offers to end it)",
+		st.Record.PID, st.Record.HeartbeatAt.Local().Format(time.TimeOnly), errOwnerStuck)
 }
 
 // errOwnerStuck: Take back cannot work, the owner does not answer requests.
-var errOwnerStuck = errors.New("it cannot hand the routines back; end the stuck owner instead")
+var errOwnerStuck = errors.New("it cannot hand the routines back")
 
 // hasDiagnosis reports whether st carries a diagnosis of kind k.
 func hasDiagnosis(st ownership.Status, k ownership.DiagnosisKind) bool {

@@ -41,8 +41,8 @@ type State struct {
 	Notice    string // a transient sentence for the owner panel (e.g. a failed take back)
 	Policy    ownership.Policy
 	AutoStart bool // the login item points at this binary
-	// Stuck is set while this app stands by and the owner has stopped heartbeating (suspended
-	// or wedged); nil otherwise.
+	// Stuck is set while this app stands by (ModeStandby) and the owner has stopped heartbeating
+	// (suspended or wedged); nil otherwise.
 	Stuck *StuckOwner
 }
 

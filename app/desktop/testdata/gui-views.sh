@@ -33,6 +33,11 @@ sleep 8   # a few runs of tick and flaky-backup
 shot() { "${XDOTOOL[@]}" windowraise "$VWIN" || true; sleep 0.3; timeout 20 import -window "$VWIN" "$OUT/$1"; }   # above the notification pop-ups
 shot views-routines-760.png
 pass "routines table at 760 px (views-routines-760.png)"
+"${XDOTOOL[@]}" mousemove --window "$VWIN" 80 495   # the cut-off name of the third routine
+sleep 1
+shot views-tooltip.png
+"${XDOTOOL[@]}" mousemove --window "$VWIN" 380 20
+pass "pointer on a cut-off routine name (screenshot views-tooltip.png)"
 
 # The History tab (its tab label sits at a fixed place in a 760 x 640 window with no banner).
 "${XDOTOOL[@]}" mousemove --window "$VWIN" 119 297 click 1
@@ -63,13 +68,15 @@ shot views-stuck-offered.png
 ROUTINELY_HOME=$VIEWS_HOME timeout 10 "$BIN" routines 2>/dev/null | grep -q '^tick .*OVERDUE since' ||
 	fail "routines does not mark tick overdue while its owner is stopped"
 pass "overdue routines marked while the owner is stopped (views-stuck-offered.png)"
-# The banner's button (right of its text), then the confirmation's "End it" (both at fixed
-# places in a 760 x 640 window: see views-stuck-offered.png and views-stuck-confirm.png).
+# The banner's button (right of its text, under the menu bar), then the confirmation's "End it"
+# (the dialog is centred in the window, which may have grown to fit the notice of the failed
+# Take back): see views-stuck-offered.png and views-stuck-confirm.png.
 "${XDOTOOL[@]}" mousemove --window "$VWIN" 625 72 click 1
 sleep 1
 shot views-stuck-confirm.png
 if grep -q 'ending the stuck owner' "$OUT/views-app.log"; then fail "the button ended the owner before the confirmation"; fi
-"${XDOTOOL[@]}" mousemove --window "$VWIN" 425 395 click 1
+read -r VW VH < <("${XDOTOOL[@]}" getwindowgeometry --shell "$VWIN" | awk -F= '/^WIDTH/{w=$2} /^HEIGHT/{h=$2} END{print w, h}')
+"${XDOTOOL[@]}" mousemove --window "$VWIN" $(( VW / 2 + 45 )) $(( VH / 2 + 75 )) click 1
 wait_for 5 grep -q 'ending the stuck owner at the person.s request.*pid='"$VDAEMON" "$OUT/views-app.log" ||
 	fail "confirming did not end the stuck owner (log: $(tail -n 3 "$OUT/views-app.log"))"
 vapp_owns() { [ "$(ROUTINELY_HOME=$VIEWS_HOME owner_role)" = desktop ] && [ "$(vowner_pid)" = "$VAPP" ]; }
