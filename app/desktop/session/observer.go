@@ -63,14 +63,14 @@ func (o *observer) journal() (*journal.Journal, error) {
 
 // config returns the routines in force: the parsed routines file, or while it cannot be used
 // the last good version the owner recorded in the journal (scheduler.LoadOrLastGood), with the
-// file's problem. It reparses only when the file changed on disk or the journal's record may
-// have (it is read again with the file while the file is broken).
+// file's problem. It reparses only when the file changed on disk: the owner records a new last
+// good version only when it applies a file that parses, which is a change of the file.
 func (o *observer) config() (*config.Config, *config.Problem, error) {
 	st := stamp(o.p.Config)
 	o.mu.Lock()
-	if (o.cfg != nil || o.cfgErr != nil) && st == o.cfgStamp && o.broken == nil {
+	if (o.cfg != nil || o.cfgErr != nil) && st == o.cfgStamp {
 		defer o.mu.Unlock()
-		return o.cfg, nil, o.cfgErr
+		return o.cfg, o.broken, o.cfgErr
 	}
 	o.mu.Unlock()
 	j, jerr := o.journal()
