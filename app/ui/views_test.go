@@ -718,3 +718,20 @@ func TestOpenConfigErrorShownInTheWindow(t *testing.T) {
 		t.Error("the window's error line does not show the error")
 	}
 }
+
+// Take back in the tray against a stuck owner also opens the window, where the failure is said
+// and the banner offers to end the owner.
+func TestTrayTakeBackAgainstAStuckOwnerOpensTheWindow(t *testing.T) {
+	test.NewTempApp(t)
+	rec := &recorder{}
+	m := NewTrayMenu(rec, &trayHost{}, nil)
+	s := standbyState()
+	m.Update(s)
+	m.Item(LabelTakeBack).Action()
+	s.Stuck = &session.StuckOwner{PID: 4242, Role: ownership.RoleDaemon, Since: *at(9, 29, 19), EndableIn: 5 * time.Second}
+	m.Update(s)
+	m.Item(LabelTakeBack).Action()
+	if got := rec.Calls(); !slices.Equal(got, []string{"take back", "take back", "show"}) {
+		t.Errorf("Take back sent %q, want the window opened only against the stuck owner", got)
+	}
+}
