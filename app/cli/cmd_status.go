@@ -19,7 +19,7 @@ func newStatusCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show who owns the routines, whether it is healthy, and each routine's next and last run",
-		Long: `Show the owner (role, pid, host, since, epoch, heartbeat age, last job tick), every wedge
+		Long: `Show the owner (role, pid, host, since, epoch, heartbeat age, last tick, last job), every wedge
 diagnosis, and per routine its next run, last run and last outcome.
 
 Exits 0 with a healthy owner, 3 with no owner, 4 when an owner holds the routines but looks
