@@ -28,9 +28,21 @@ ROUTINELY_HOME=$VIEWS_HOME "$BIN" >"$OUT/views-app.log" 2>&1 & VAPP=$!; pids+=($
 views_window() { "${XDOTOOL[@]}" search --onlyvisible --pid "$VAPP" --name '^Routinely$'; }
 wait_for 20 views_window || fail "the views app showed no window"
 VWIN=$(views_window | head -1)
-"${XDOTOOL[@]}" windowsize "$VWIN" 760 640 && "${XDOTOOL[@]}" windowmove "$VWIN" 0 0
-sleep 8   # a few runs of tick and flaky-backup
-shot() { "${XDOTOOL[@]}" windowraise "$VWIN" || true; sleep 0.3; timeout 20 import -window "$VWIN" "$OUT/$1"; }   # above the notification pop-ups
+# 760 x 640 at the screen's corner. Fyne sizes its window once it is shown, which may come after
+# the first request: ask until the size holds.
+win_size() { "${XDOTOOL[@]}" getwindowgeometry --shell "$VWIN" | awk -F= '/^WIDTH/{w=$2} /^HEIGHT/{h=$2} END{print w "x" h}'; }
+sized_760() {
+	"${XDOTOOL[@]}" windowsize "$VWIN" 760 640 && "${XDOTOOL[@]}" windowmove "$VWIN" 0 0 && sleep 1 &&
+		[ "$(win_size)" = 760x640 ]
+}
+wait_for 15 sized_760 || fail "the views window is $(win_size), not 760x640"
+sleep 7   # a few runs of tick and flaky-backup
+# shot NAME: a screenshot of the window (raised above the notification pop-ups), 760 px wide.
+shot() {
+	"${XDOTOOL[@]}" windowraise "$VWIN" || true; sleep 0.3
+	timeout 20 import -window "$VWIN" "$OUT/$1"
+	[ "$(identify -format %w "$OUT/$1")" = 760 ] || fail "$1 is $(identify -format %wx%h "$OUT/$1"), not 760 px wide"
+}
 shot views-routines-760.png
 pass "routines table at 760 px (views-routines-760.png)"
 "${XDOTOOL[@]}" mousemove --window "$VWIN" 80 495   # the cut-off name of the third routine
@@ -71,11 +83,12 @@ pass "overdue routines marked while the owner is stopped (views-stuck-offered.pn
 # The banner's button (right of its text, under the menu bar), then the confirmation's "End it"
 # (the dialog is centred in the window, which may have grown to fit the notice of the failed
 # Take back): see views-stuck-offered.png and views-stuck-confirm.png.
-"${XDOTOOL[@]}" mousemove --window "$VWIN" 625 72 click 1
+read -r VW VH < <(win_size | tr x ' ')
+"${XDOTOOL[@]}" mousemove --window "$VWIN" $(( VW - 135 )) 67 click 1   # the banner's text takes 2 or 3 lines
 sleep 1
 shot views-stuck-confirm.png
 if grep -q 'ending the stuck owner' "$OUT/views-app.log"; then fail "the button ended the owner before the confirmation"; fi
-read -r VW VH < <("${XDOTOOL[@]}" getwindowgeometry --shell "$VWIN" | awk -F= '/^WIDTH/{w=$2} /^HEIGHT/{h=$2} END{print w, h}')
+read -r VW VH < <(win_size | tr x ' ')
 "${XDOTOOL[@]}" mousemove --window "$VWIN" $(( VW / 2 + 45 )) $(( VH / 2 + 75 )) click 1
 wait_for 5 grep -q 'ending the stuck owner at the person.s request.*pid='"$VDAEMON" "$OUT/views-app.log" ||
 	fail "confirming did not end the stuck owner (log: $(tail -n 3 "$OUT/views-app.log"))"
