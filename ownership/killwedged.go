@@ -79,7 +79,8 @@ func (e *TakenError) Unwrap() error { return ErrTakenByOther }
 // observing, as the challenger's observer has) and by the record's wall-clock age. It re-checks
 // the identity right before each signal, sends SIGTERM, waits up to killGrace (5 s) for the
 // process to exit, then SIGKILL (Windows: TerminateProcess both times) unless it heartbeats
-// again meanwhile (see awaitTerminated).
+// again meanwhile (see awaitTerminated). pid, when not 0, is the only owner it may end: another
+// is refused with a *NotWedgedError.
 //
 // It returns the record of the owner it judged wedged (nil when the guard was free by then) and
 // the last signal it sent ("SIGTERM", "SIGKILL", or "" when the owner went away before being
@@ -87,13 +88,21 @@ func (e *TakenError) Unwrap() error { return ErrTakenByOther }
 // down in good order. Errors: the error of obs.Observe; *NotWedgedError (errors.Is ErrNotWedged)
 // with the reason when any condition fails; ctx.Err() when ctx ends while waiting; the signal
 // error (wrapped). An owner with a fresh heartbeat is never signalled: busy is not wedged.
-func killWedged(ctx context.Context, obs *Observer, threshold time.Duration, log *slog.Logger) (*Record, string, error) {
+func killWedged(ctx context.Context, obs *Observer, threshold time.Duration, pid int, log *slog.Logger) (*Record, string, error) {
 	st, err := obs.Observe()
 	if err != nil {
 		return nil, "", err
 	}
 	if !st.Held {
 		return nil, "", nil // it went away by itself
+	}
+	if r := st.Record; pid != 0 && (r == nil || r.PID != pid) {
+		now := "an unknown process"
+		if r != nil {
+			now = fmt.Sprintf("pid %d", r.PID)
+		}
+		return nil, "", &NotWedgedError{Threshold: threshold,
+			Reason: fmt.Sprintf("the owner is now %s, not pid %d that was to be ended: nothing was signalled", now, pid)}
 	}
 	if err := notWedged(st, obs.unchangedFor(), threshold); err != nil {
 		return nil, "", err
@@ -246,4 +255,63 @@ func ownAfterKill(ctx context.Context, opts Options, obs *Observer, ended *Recor
 		case <-t.C:
 		}
 	}
+}
+
+// EndWedgedOptions configure EndWedged.
+type EndWedgedOptions struct {
+	// Threshold is the silence (no heartbeat) required before the owner is ended; 0 → 30 s, the
+	// same default as `daemon --takeover --kill-wedged`.
+	Threshold time.Duration
+	// PID, when not 0, is the owner the person agreed to end: if the guard's owner is another
+	// process by now, nothing is signalled (*NotWedgedError saying so).
+	PID int
+}
+
+// CheckWedged reports whether the owner seen in st (from this Observer's latest Observe) may be
+// ended by EndWedged now: nil when it is verifiably wedged — the kill-wedged rules of
+// docs/design.md#39-kill-wedged, with threshold (0 → 30 s) held both on this Observer's monotonic
+// clock and by the record's age — else a *NotWedgedError (errors.Is ErrNotWedged) with the
+// reason and, when the refusal is only about time, Left > 0. A st with the guard free is
+// refused too (nothing to end). It signals nothing.
+func (o *Observer) CheckWedged(st Status, threshold time.Duration) error {
+	if threshold <= 0 {
+		threshold = defaultWedgeThreshold
+	}
+	if !st.Held {
+		return &NotWedgedError{Reason: "nobody holds the routines", Threshold: threshold}
+	}
+	return notWedged(st, o.unchangedFor(), threshold)
+}
+
+// EndWedged ends an owner that is verifiably wedged and then owns, without asking it first
+// (a wedged owner cannot answer a takeover request): it is Takeover's kill-wedged step on its
+// own, for a person who has watched the owner through obs (the desktop app's banner) and
+// agreed to end it. obs must be the Observer that watched the silence: the threshold must hold
+// on its monotonic clock. The rules, the signals and the wait for the guard are killWedged's and
+// ownAfterKill's (docs/design.md#39-kill-wedged).
+//
+// It returns the Handle once this process owns. Errors: those of normalize (an unsafe state
+// directory); *NotWedgedError (errors.Is ErrNotWedged) with the reason when the owner may not be
+// ended, including when it is not e.PID; the signal error; *TakenError (errors.Is
+// ErrTakenByOther) when a standby won the guard; ErrStillDraining (wrapped); ctx.Err(); those of
+// Acquire except ErrOwned.
+func EndWedged(ctx context.Context, opts Options, obs *Observer, e EndWedgedOptions) (*Handle, error) {
+	opts, err := normalize(opts)
+	if err != nil {
+		return nil, err
+	}
+	if e.Threshold <= 0 {
+		e.Threshold = defaultWedgeThreshold
+	}
+	return endWedged(ctx, opts, obs, e.Threshold, e.PID)
+}
+
+// endWedged is the kill-wedged step shared by Takeover and EndWedged: killWedged, then
+// ownAfterKill. pid, when not 0, is the only owner it may end. opts are normalized.
+func endWedged(ctx context.Context, opts Options, obs *Observer, threshold time.Duration, pid int) (*Handle, error) {
+	ended, signal, err := killWedged(ctx, obs, threshold, pid, opts.Logger)
+	if err != nil {
+		return nil, err
+	}
+	return ownAfterKill(ctx, opts, obs, ended, signal)
 }

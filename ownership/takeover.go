@@ -59,11 +59,7 @@ func Takeover(ctx context.Context, opts Options, t TakeoverOptions) (*Handle, er
 		return nil, fmt.Errorf("%w after %s: %s; try again when it is idle, or stop it",
 			ErrTakeoverTimeout, t.Timeout, c.ownerLine())
 	}
-	ended, signal, err := killWedged(ctx, c.obs, t.WedgeThreshold, opts.Logger)
-	if err != nil {
-		return nil, err
-	}
-	return ownAfterKill(ctx, opts, c.obs, ended, signal)
+	return endWedged(ctx, opts, c.obs, t.WedgeThreshold, 0)
 }
 
 // challenger is the state of one Takeover call.

@@ -447,3 +447,73 @@ func TestKillWedgedSparesAnOwnerOnAFullDisk(t *testing.T) {
 		t.Fatal("the owner on a full disk was signalled")
 	}
 }
+
+// EndWedged (the desktop app's "End the stuck owner") follows the kill-wedged rules on the
+// Observer that watched the owner: CheckWedged refuses until the silence has held for the
+// threshold on that Observer's clock, with the time left; a pid other than the one agreed to is
+// never signalled; then the stopped owner is ended (SIGKILL after the grace) and the caller owns
+// at a higher epoch.
+func TestEndWedgedWithTheWatchingObserver(t *testing.T) {
+	defer func(g time.Duration) { killGrace = g }(killGrace)
+	killGrace = time.Second
+	const threshold = 1500 * time.Millisecond
+	dir := testDir(t)
+	owner, epoch, token := startOwner(t, dir, PolicyAsk)
+	obs := NewObserver(dir)
+	st, err := obs.Observe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nw *NotWedgedError
+	if err := obs.CheckWedged(st, threshold); !errors.As(err, &nw) || !strings.Contains(nw.Reason, "heartbeats") {
+		t.Fatalf("CheckWedged on a healthy owner: %v, want refused as busy", err)
+	}
+	if err := owner.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer owner.cmd.Process.Signal(syscall.SIGCONT)
+	time.Sleep(500 * time.Millisecond) // past staleBeats × 100 ms: silent, but not for the threshold
+	st, _ = obs.Observe()
+	if err := obs.CheckWedged(st, threshold); !errors.As(err, &nw) || nw.Left <= 0 || nw.Left >= threshold {
+		t.Fatalf("CheckWedged after a short silence: %v, want refused with the time left", err)
+	}
+	eventually(t, long, "the silence to hold for the threshold", func() bool {
+		st, err := obs.Observe()
+		return err == nil && obs.CheckWedged(st, threshold) == nil
+	})
+
+	_, err = EndWedged(context.Background(), Options{Dir: dir}, obs, EndWedgedOptions{Threshold: threshold, PID: owner.pid() + 1})
+	if !errors.As(err, &nw) || !strings.Contains(nw.Reason, "nothing was signalled") {
+		t.Fatalf("EndWedged naming another pid: %v, want refused", err)
+	}
+	if signalPending(t, owner.pid(), syscall.SIGTERM) || !pidExists(owner.pid()) {
+		t.Fatal("an owner other than the one agreed to was signalled")
+	}
+	assertOwnedBy(t, dir, owner, token)
+
+	h, err := EndWedged(context.Background(), Options{Dir: dir}, obs, EndWedgedOptions{Threshold: threshold, PID: owner.pid()})
+	if err != nil {
+		t.Fatalf("EndWedged against the stopped owner: %v", err)
+	}
+	defer h.Release(context.Background())
+	receive(t, owner.exited, "the stopped owner to exit")
+	if ws := owner.cmd.ProcessState.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("owner ended by %v, want SIGKILL (a stopped process cannot act on SIGTERM)", owner.cmd.ProcessState)
+	}
+	if h.Epoch() <= epoch {
+		t.Fatalf("epoch %d after the stuck owner's %d", h.Epoch(), epoch)
+	}
+}
+
+// CheckWedged refuses when nobody holds the guard: there is nothing to end.
+func TestCheckWedgedWithoutOwner(t *testing.T) {
+	dir := testDir(t)
+	obs := NewObserver(dir)
+	st, err := obs.Observe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := obs.CheckWedged(st, time.Second); !errors.Is(err, ErrNotWedged) {
+		t.Fatalf("CheckWedged with no owner: %v, want ErrNotWedged", err)
+	}
+}

@@ -69,6 +69,7 @@ type Engine struct {
 	mu       sync.Mutex
 	cfg      *config.Config // last good set
 	problems []config.Problem
+	broken   *config.Problem // routines.toml does not parse: cfg is the last good set
 	routines map[string]*armed
 	pauses   map[string]journal.Pause // journal pauses, refreshed every pollEvery (requests.go)
 	sched    gocron.Scheduler
@@ -129,17 +130,22 @@ func NewEngine(opts EngineOptions) (*Engine, error) {
 // Start loads the config, records the owner's epoch in the journal, ends the processes of runs
 // an earlier owner left `running` and records those runs `interrupted` (orphans.go; this takes
 // up to about 10 s when they ignore SIGTERM), arms every routine, runs the catch-up pass, and
-// starts the config watcher, the wake watcher and the run-request poller. ctx is not retained:
-// Stop ends what Start began. Errors: an error wrapping ErrConfig when routines.toml is unusable
-// and there is no last good set; ErrFenced when a newer epoch owns the journal; the journal's
+// starts the config watcher, the wake watcher and the run-request poller. When routines.toml
+// cannot be used it runs the last good version an owner recorded in the journal
+// (LoadOrLastGood). ctx is not retained: Stop ends what Start began. Errors: an error wrapping
+// ErrConfig when routines.toml is unusable and there is no last good set; ErrFenced when a newer epoch owns the journal; the journal's
 // error when the earlier owner's runs cannot be listed; gocron errors, wrapped.
 func (e *Engine) Start(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	cfg, err := config.LoadConfig(e.opts.ConfigPath)
+	cfg, broken, lastGood, err := LoadOrLastGood(e.opts.ConfigPath, e.j)
 	if err != nil {
 		return fmt.Errorf("start: %w", err)
+	}
+	if broken != nil {
+		e.log.Warn("routines.toml does not parse; running the last good version", "err", broken,
+			"applied_at", lastGood.AppliedAt)
 	}
 	orphans, err := e.j.Acquire(e.gate.Epoch(), e.clock.Now())
 	if err != nil {
@@ -183,6 +189,12 @@ func (e *Engine) Start(ctx context.Context) error {
 		e.mu.Unlock()
 		close(e.bgStop)
 		return fmt.Errorf("start: %w", err)
+	}
+	e.mu.Lock()
+	e.broken = broken
+	e.mu.Unlock()
+	if broken == nil {
+		e.saveLastGood(cfg)
 	}
 	if e.afterArm != nil {
 		e.afterArm()
@@ -269,7 +281,23 @@ func (e *Engine) Routines() []RoutineState {
 func (e *Engine) Problems() []config.Problem {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.broken != nil {
+		return []config.Problem{*e.broken}
+	}
 	return append([]config.Problem(nil), e.problems...)
+}
+
+// ConfigError returns the problem of a routines.toml that does not parse (or cannot be read)
+// while the engine runs the last good version of it; nil while the file in force is the one on
+// disk.
+func (e *Engine) ConfigError() *config.Problem {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.broken == nil {
+		return nil
+	}
+	p := *e.broken
+	return &p
 }
 
 // Duplicates returns how many times a slot reached the engine again after it was handled and was

@@ -76,7 +76,7 @@ notify = { title = "Stand up and stretch" }
 		}
 	}
 	// Output:
-	// standup (at 09:30 Mon,Tue,Wed,Thu,Fri):
+	// standup (at 09:30 Mon–Fri):
 	//    Fri 2024-03-29 09:30 CET
 	//    Mon 2024-04-01 09:30 CEST
 	//    Tue 2024-04-02 09:30 CEST

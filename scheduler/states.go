@@ -11,7 +11,8 @@ import (
 // States returns what observers show for each routine of cfg at now, from the journal alone
 // (used by `routinely status`/`routines` and the app in standby): schedule in words, next slot
 // (from the persisted anchor, as the owner armed it; none while paused until resumed, the first
-// slot at or after the pause's end when it has one), last run, pause and running flags, and one
+// slot at or after the pause's end when it has one), the oldest past slot nobody has handled
+// (Overdue), last run, pause and running flags, and one
 // entry per disabled routine with its validation message. j may be nil when no journal exists
 // yet (nothing has owned the profile): then nothing has run. cfg is not modified (the engine's
 // live set is passed here while runs read it). Errors: journal query errors, wrapped.
@@ -45,12 +46,12 @@ func States(cfg *config.Config, j *journal.Journal, now time.Time) ([]RoutineSta
 
 // routineState is one valid routine's state from the journal.
 func routineState(r *config.Routine, j *journal.Journal, pauses map[string]journal.Pause, now time.Time) (RoutineState, error) {
-	st := RoutineState{Name: r.Name, Schedule: r.Describe(), Action: r.Action, Timezone: r.Timezone}
+	st := RoutineState{Name: r.Name, Schedule: r.Describe(), Action: r.Action, Timezone: r.Timezone, OwnZone: !r.FollowsSystemZone()}
 	p, ok := pauses[r.Name]
 	if !ok {
 		p = pauses[""]
 	}
-	st.Paused, st.PauseNote, st.PauseUntil = p.Paused || r.Paused, p.Note, p.Until
+	st.Paused, st.PausedInFile, st.PauseNote, st.PauseUntil = p.Paused || r.Paused, r.Paused, p.Note, p.Until
 	if r.Paused && !p.Paused {
 		st.PauseNote = "paused = true in routines.toml"
 	}
@@ -70,6 +71,19 @@ func routineState(r *config.Routine, j *journal.Journal, pauses map[string]journ
 	}
 	if j == nil {
 		return st, nil
+	}
+	if !st.Paused {
+		// The slot after the last one handled (run, skipped or recorded missed): if it is past,
+		// nobody has handled it, however far Next has moved on.
+		last, err := j.LastSlot(r.Name)
+		if err != nil {
+			return st, fmt.Errorf("state of %s: %w", r.Name, err)
+		}
+		if !last.IsZero() {
+			if due, _ := Preview(r, last, 1); len(due) == 1 && due[0].Before(now) {
+				st.Overdue = &due[0]
+			}
+		}
 	}
 	runs, err := j.History(r.Name, 1)
 	if err != nil {

@@ -1,12 +1,12 @@
 package scheduler
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
 
 	"github.com/routinely/routinely/scheduler/config"
+	"github.com/routinely/routinely/scheduler/journal"
 
 	"github.com/fsnotify/fsnotify"
 )
@@ -86,8 +86,9 @@ func (e *Engine) Reload() {
 	cfg, err := config.LoadConfig(e.opts.ConfigPath)
 	if err != nil {
 		e.log.Warn("routines.toml not applied; the last good set keeps running", "err", err)
+		p := config.ProblemOf(e.opts.ConfigPath, err)
 		e.mu.Lock()
-		e.problems = []config.Problem{problemOf(e.opts.ConfigPath, err)}
+		e.broken = &p
 		e.mu.Unlock()
 		return
 	}
@@ -101,14 +102,58 @@ func (e *Engine) Reload() {
 		e.log.Error("apply routines.toml", "err", err)
 		return
 	}
+	e.saveLastGood(cfg) // first: once the file is said to be in force, the journal has it
+	e.mu.Lock()
+	e.broken = nil
+	e.mu.Unlock()
 	e.log.Info("routines.toml applied", "routines", len(cfg.Routines), "problems", len(cfg.Problems))
 }
 
-// problemOf turns a LoadConfig error into a Problem at its position.
-func problemOf(path string, err error) config.Problem {
-	var ce *config.ConfigError
-	if errors.As(err, &ce) {
-		return ce.Problem
+// saveLastGood records cfg, which this owner has just applied, as the last good routines file
+// (journal.SaveLastGood; unchanged contents are not written again). A failure is logged: the
+// set runs all the same, and only observers and the next owner miss it.
+func (e *Engine) saveLastGood(cfg *config.Config) {
+	snap := cfg.Snapshot()
+	if snap.Data == nil {
+		return
 	}
-	return config.Problem{File: path, Message: err.Error()}
+	if err := e.j.SaveLastGood(snap, e.clock.Now()); err != nil {
+		e.log.Warn("could not record the last good routines.toml in the journal", "err", err)
+	}
+}
+
+// LoadOrLastGood loads the routines file at path; when it cannot be used (it does not parse, is
+// missing or unreadable) it falls back on LastGoodFor. This is the one rule for "the set in
+// force while routines.toml is broken": the engine starts with it, and status, routines and the
+// desktop app show it. j may be nil (no journal yet). Errors: the LoadConfig error when there is
+// no last good version to fall back on.
+func LoadOrLastGood(path string, j *journal.Journal) (cfg *config.Config, broken *config.Problem, lastGood *journal.LastGood, err error) {
+	cfg, err = config.LoadConfig(path)
+	if err == nil {
+		return cfg, nil, nil, nil
+	}
+	if cfg, broken, lastGood = LastGoodFor(path, j, err); cfg == nil {
+		return nil, nil, nil, err
+	}
+	return cfg, broken, lastGood, nil
+}
+
+// LastGoodFor is the set in force when the routines file at path cannot be used (loadErr says
+// why: it does not parse, is missing or unreadable): the last good version an owner recorded
+// for path in j (nil when j is nil, none is recorded, or it no longer parses), with loadErr as
+// the file's problem (broken) and the record.
+func LastGoodFor(path string, j *journal.Journal, loadErr error) (cfg *config.Config, broken *config.Problem, lastGood *journal.LastGood) {
+	if j == nil || loadErr == nil {
+		return nil, nil, nil
+	}
+	lg, err := j.LastGood()
+	if err != nil || lg == nil || lg.Config.Path != path {
+		return nil, nil, nil
+	}
+	good, err := config.FromSnapshot(lg.Config)
+	if err != nil {
+		return nil, nil, nil
+	}
+	p := config.ProblemOf(path, loadErr)
+	return good, &p, lg
 }

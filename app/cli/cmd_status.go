@@ -19,11 +19,15 @@ func newStatusCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show who owns the routines, whether it is healthy, and each routine's next and last run",
-		Long: `Show the owner (role, pid, host, since, epoch, heartbeat age, last job tick), every wedge
+		Long: `Show the owner (role, pid, host, since, epoch, heartbeat age, last tick, last job), every wedge
 diagnosis, and per routine its next run, last run and last outcome.
 
 Exits 0 with a healthy owner, 3 with no owner, 4 when an owner holds the routines but looks
-unhealthy (not heartbeating, stalled, draining, journal-unwritable).`,
+unhealthy (not heartbeating, stalled, draining, journal-unwritable).
+
+While routines.toml does not parse (or is missing), the routines shown are the last good
+version the owner runs, with the file's error ("config_error" and "last_good_config" in
+--json); the exit code still says how the owner is (` + "`routines`" + ` exits 78 while the file is broken).`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return runStatus(cmd.Context(), e, o) },
 	}
@@ -72,13 +76,28 @@ func runStatus(_ context.Context, e *env, o statusOptions) error {
 		out.Health, out.ExitCode = "healthy", ExitOK
 	}
 	var states []scheduler.RoutineState
-	cfg, err := loadConfig(p.Config, true)
-	if err != nil {
-		out.ConfigError = err.Error()
-	} else {
+	j, jerr := openJournal(p)
+	if j != nil {
+		defer j.Close()
+	}
+	f := routinesInForce(p, j)
+	cfg := f.cfg
+	if f.loadErr != nil {
+		out.ConfigError = f.loadErr.Error()
+	}
+	if f.lastGood != nil {
+		out.LastGood = &jsonLastGood{AppliedAt: f.lastGood.AppliedAt, Epoch: f.lastGood.Epoch,
+			Note: lastGoodNote(f.lastGood, st.Held, e.now())}
+	}
+	switch {
+	case cfg == nil:
+	case jerr != nil:
 		out.Problems = toJSONProblems(cfg.Problems)
-		if states, err = routineStates(e, p, cfg); err != nil {
-			out.JournalError = err.Error()
+		out.JournalError = jerr.Error()
+	default:
+		out.Problems = toJSONProblems(cfg.Problems)
+		if states, err = scheduler.States(cfg, j, e.now()); err != nil {
+			out.JournalError = fmt.Sprintf("routine states: %v", err)
 		}
 	}
 	out.Routines = toJSONRoutines(states)
@@ -134,7 +153,11 @@ func printStatus(e *env, st ownership.Status, out jsonStatus, states []scheduler
 		fmt.Fprintf(w, "State dir:  %s (does not exist: nothing has run in this profile; check --home)\n\n", out.StateDir)
 	}
 	if out.ConfigError != "" {
-		fmt.Fprintf(w, "Config:     %s\n\n", out.ConfigError)
+		fmt.Fprintf(w, "Config:     %s\n", out.ConfigError)
+		if out.LastGood != nil {
+			fmt.Fprintf(w, "            %s\n", out.LastGood.Note)
+		}
+		fmt.Fprintln(w)
 	}
 	if out.JournalError != "" {
 		// No table: without the journal every routine would look as if it had never run.

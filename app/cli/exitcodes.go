@@ -31,7 +31,8 @@ const exitCodesHelp = `Exit codes:
   4   status: owner present but unhealthy (not heartbeating, stalled, draining, journal-unwritable)
   75  owned by another process; takeover denied or timed out; run with no owner
   77  permission: the state directory is unsafe or not accessible
-  78  configuration: routines.toml is missing, does not parse or has invalid routines (file:line:col)`
+  78  configuration: routines.toml is missing, does not parse or has invalid routines (file:line:col);
+      routines: also while it lists the last good version of a file that does not parse`
 
 // exitError carries an exit code with the error that caused it. A nil err with a code means
 // "exit with code, the command already printed what it had to say".

@@ -51,6 +51,7 @@ type jsonRoutine struct {
 	Action     string     `json:"action"`
 	Timezone   string     `json:"timezone"`
 	Next       *time.Time `json:"next"`
+	Overdue    *time.Time `json:"overdue"` // the oldest past slot nobody has handled (null when none)
 	Paused     bool       `json:"paused"`
 	PauseNote  string     `json:"pause_note"`
 	PauseUntil *time.Time `json:"pause_until"`
@@ -62,7 +63,7 @@ type jsonRoutine struct {
 // toJSONRoutine converts one routine state to its JSON shape.
 func toJSONRoutine(s scheduler.RoutineState) jsonRoutine {
 	return jsonRoutine{
-		Name: s.Name, Schedule: s.Schedule, Action: s.Action, Timezone: s.Timezone, Next: s.Next,
+		Name: s.Name, Schedule: s.Schedule, Action: s.Action, Timezone: s.Timezone, Next: s.Next, Overdue: s.Overdue,
 		Paused: s.Paused, PauseNote: s.PauseNote, PauseUntil: s.PauseUntil, Running: s.Running,
 		Disabled: s.Disabled, Last: toJSONRun(s.Last),
 	}
@@ -177,8 +178,18 @@ type jsonStatus struct {
 	Routines       []jsonRoutine   `json:"routines"`
 	Problems       []jsonProblem   `json:"problems"`
 	ConfigError    string          `json:"config_error"`
-	JournalError   string          `json:"journal_error"` // why the journal could not be read, if so
-	ObservedAt     time.Time       `json:"observed_at"`
+	// LastGood is set when routines.toml cannot be used and the routines shown are the last good
+	// version of it the owner recorded (null otherwise).
+	LastGood     *jsonLastGood `json:"last_good_config"`
+	JournalError string        `json:"journal_error"` // why the journal could not be read, if so
+	ObservedAt   time.Time     `json:"observed_at"`
+}
+
+// jsonLastGood is the last good version of routines.toml shown while the file cannot be used.
+type jsonLastGood struct {
+	AppliedAt time.Time `json:"applied_at"`
+	Epoch     uint64    `json:"epoch"` // the owner that recorded it
+	Note      string    `json:"note"`  // what it means, for a person
 }
 
 // jsonPreview is `routinely preview --json`.

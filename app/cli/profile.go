@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"time"
 
 	"github.com/routinely/routinely/app/paths"
 	"github.com/routinely/routinely/scheduler"
@@ -137,20 +138,34 @@ func openJournalCreate(p paths.Paths) (*journal.Journal, error) {
 	return j, nil
 }
 
-// routineStates returns what observers show for each routine of cfg at e.now(), from the
-// profile's journal, opened read-only (with no journal yet, nothing has run). Errors: the
-// journal's, wrapped.
-func routineStates(e *env, p paths.Paths, cfg *config.Config) ([]scheduler.RoutineState, error) {
-	j, err := openJournal(p)
-	if err != nil {
-		return nil, err
+// inForce is the set of routines an observer shows: routines.toml's, or while the file cannot
+// be used the last good version the owner recorded in the journal.
+type inForce struct {
+	cfg      *config.Config
+	broken   *config.Problem   // routines.toml cannot be used (loadErr): cfg is its last good version
+	lastGood *journal.LastGood // the record cfg comes from when broken
+	loadErr  error             // why routines.toml cannot be used; cfg is nil when no last good version exists
+}
+
+// routinesInForce loads the profile's routines.toml (loadConfig) and, when it cannot be used,
+// falls back on the last good version an owner recorded in j (scheduler.LastGoodFor; j may be
+// nil: no journal yet, so no last good version).
+func routinesInForce(p paths.Paths, j *journal.Journal) inForce {
+	cfg, err := loadConfig(p.Config, true)
+	if err == nil {
+		return inForce{cfg: cfg}
 	}
-	if j != nil {
-		defer j.Close()
+	good, broken, lg := scheduler.LastGoodFor(p.Config, j, err)
+	return inForce{cfg: good, broken: broken, lastGood: lg, loadErr: err}
+}
+
+// lastGoodNote says, for a person, that the routines shown are the last good version: when it
+// was applied and whether an owner runs it now (owned).
+func lastGoodNote(lg *journal.LastGood, owned bool, now time.Time) string {
+	at := lg.AppliedAt
+	runs := "which the owner runs until the file is fixed"
+	if !owned {
+		runs = "which an owner runs once it starts, until the file is fixed"
 	}
-	states, err := scheduler.States(cfg, j, e.now())
-	if err != nil {
-		return nil, fmt.Errorf("routine states: %w", err)
-	}
-	return states, nil
+	return fmt.Sprintf("showing the last good version of the file (applied %s), %s", fmtTime(&at, now), runs)
 }

@@ -5,9 +5,9 @@ package desktop
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
@@ -45,17 +45,22 @@ func (a *actions) ShowWindow() {
 }
 
 // OpenConfig opens routines.toml with the person's default app (its folder if it is missing).
-func (a *actions) OpenConfig() {
+// It waits for the system's opener to say whether it could (up to openWait), so call it off
+// the UI goroutine. Errors: the folder cannot be created; no opener, or none that handles the
+// file (openPath's).
+func (a *actions) OpenConfig() error {
 	target := a.p.Config
 	if _, err := os.Stat(target); errors.Is(err, fs.ErrNotExist) {
 		if err := a.p.EnsureConfigDir(); err != nil {
-			a.logger.Warn("open config", "err", err)
+			return fmt.Errorf("open the routines file: %w", err)
 		}
 		target = filepath.Dir(target)
 	}
-	if err := a.app.OpenURL(&url.URL{Scheme: "file", Path: target}); err != nil {
+	if err := openPath(a.app, target); err != nil {
 		a.logger.Warn("open config", "path", target, "err", err)
+		return err
 	}
+	return nil
 }
 
 // Quit stops the scheduler, waits for in-flight runs, releases ownership, then ends the app.

@@ -71,7 +71,7 @@ func Run(ctx context.Context, p paths.Paths, background bool, version string, lo
 	acts := &actions{Session: sess, app: a, win: win, p: p, logger: logger, pub: pub, loop: loop,
 		stop: stopSession, done: sessDone, runDone: runDone, exit: os.Exit}
 	pres := ui.NewPresenter(win, acts)
-	win.SetMainMenu(ui.NewMainMenu(acts))
+	win.SetMainMenu(ui.NewMainMenu(acts, pres.View.ShowError))
 	tr := newTrayHost(a, win, acts.ShowWindow) // a left click shows the window
 	defer tr.Stop()
 	trayPres := ui.NewTrayPresenter(tr, acts, alerts, func(err error) {

@@ -17,9 +17,15 @@ type Actions interface {
 	RunNow(routine string) error
 	SetPaused(routine string, paused bool) error // routine "" means all
 	TakeBack()
+	// EndStuckOwner ends the stuck owner pid (session.State.Stuck) and makes this app the
+	// owner; it returns at once, and the outcome shows in later snapshots.
+	EndStuckOwner(pid int) error
 	SetStartAtLogin(on bool) error
 	SetPolicy(p ownership.Policy) error
-	OpenConfig()
+	// OpenConfig opens routines.toml with the system's default app; it may wait a few seconds
+	// for the opener's answer, so the UI calls it off its goroutine. The error says why
+	// nothing opened.
+	OpenConfig() error
 	ShowWindow()
 	Quit()
 	History(routine string, limit int) ([]journal.Run, error)

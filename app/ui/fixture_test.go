@@ -44,7 +44,7 @@ func fixtureRoutines() []scheduler.RoutineState {
 func daemonRecord() *ownership.Record {
 	return &ownership.Record{
 		Token: "t-daemon", Epoch: 12, PID: 4242, Host: "laptop", Role: ownership.RoleDaemon,
-		AcquiredAt: *at(7, 55, 0), HeartbeatAt: *at(9, 29, 58), LastTickAt: *at(9, 29, 30),
+		AcquiredAt: *at(7, 55, 0), HeartbeatAt: *at(9, 29, 58), LastTickAt: *at(9, 29, 50), // 9:29:50: a slot recorded skipped
 		LastJob:             &ownership.JobInfo{Routine: "heartbeat", Slot: *at(9, 29, 30), Started: *at(9, 29, 30), Finished: at(9, 29, 31)},
 		HeartbeatIntervalMS: 2000, State: ownership.StateOwning,
 	}
@@ -71,8 +71,9 @@ func fixtureRequest() ownership.Request {
 // recorder is a stand-in for the session behind the routine buttons: it records what the
 // person asked for. (The takeover tests use a real ownership handle instead.)
 type recorder struct {
-	mu    sync.Mutex
-	calls []string
+	mu      sync.Mutex
+	calls   []string
+	openErr error // what OpenConfig returns
 }
 
 func (r *recorder) add(s string) error {
@@ -97,9 +98,10 @@ func (r *recorder) SetPaused(n string, p bool) error {
 	return r.add("resume " + n)
 }
 func (r *recorder) TakeBack()                          { r.add("take back") }
+func (r *recorder) EndStuckOwner(pid int) error        { return r.add(fmt.Sprint("end stuck ", pid)) }
 func (r *recorder) SetStartAtLogin(on bool) error      { return r.add(fmt.Sprint("login ", on)) }
 func (r *recorder) SetPolicy(p ownership.Policy) error { return r.add("policy " + string(p)) }
-func (r *recorder) OpenConfig()                        {}
+func (r *recorder) OpenConfig() error                  { return r.openErr }
 func (r *recorder) ShowWindow()                        { r.add("show") }
 func (r *recorder) Quit()                              { r.add("quit") }
 func (r *recorder) Output(id int64) ([]byte, error) {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"fyne.io/fyne/v2/widget"
+
 	"github.com/routinely/routinely/app/desktop/session"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
@@ -22,11 +24,7 @@ const (
 	StatusInvalid = "invalid"
 )
 
-// lateAfter is how far past its next slot an idle routine must be before it is called late:
-// jitter and the engine's own tick make a few seconds normal.
-const lateAfter = 30 * time.Second
-
-// RoutineStatus names the state of r at now for the table's status column.
+// RoutineStatus names the state of r at now for the table's status line.
 func RoutineStatus(r scheduler.RoutineState, now time.Time) string {
 	switch {
 	case r.Disabled != "":
@@ -37,10 +35,38 @@ func RoutineStatus(r scheduler.RoutineState, now time.Time) string {
 		return StatusPaused
 	case r.Last != nil && failed(r.Last.Outcome):
 		return StatusFailing
-	case r.Next != nil && now.Sub(*r.Next) > lateAfter:
+	case r.IsOverdue(now):
 		return StatusLate
 	}
 	return StatusIdle
+}
+
+// StatusText is the table's status line for r at now, with why (paused by whom or until when,
+// invalid and what is wrong), and its colour.
+func StatusText(r scheduler.RoutineState, now time.Time) (string, widget.Importance) {
+	switch RoutineStatus(r, now) {
+	case StatusInvalid:
+		return "invalid: " + r.Disabled, widget.DangerImportance
+	case StatusRunning:
+		return "running", widget.HighImportance
+	case StatusPaused:
+		s := "paused"
+		switch {
+		case r.PausedInFile:
+			s += " in routines.toml"
+		case r.PauseUntil != nil:
+			s += " until " + Clock(*r.PauseUntil, now)
+		}
+		if r.PauseNote != "" && !r.PausedInFile {
+			s += ": " + r.PauseNote
+		}
+		return s, widget.WarningImportance
+	case StatusFailing:
+		return "failing", widget.DangerImportance
+	case StatusLate:
+		return "overdue", widget.DangerImportance
+	}
+	return "idle", widget.LowImportance
 }
 
 func failed(outcome string) bool {
@@ -104,30 +130,6 @@ func Countdown(t, now time.Time) string {
 		return "now"
 	}
 	return Duration(d) + " ago"
-}
-
-// NextText is the table's "next run" cell.
-func NextText(r scheduler.RoutineState, now time.Time) string {
-	if r.Next == nil {
-		return "—"
-	}
-	return Clock(*r.Next, now) + " (" + Countdown(*r.Next, now) + ")"
-}
-
-// LastText is the table's "last run" cell without its outcome icon.
-func LastText(r scheduler.RoutineState, now time.Time) string {
-	if r.Last == nil {
-		return "never"
-	}
-	at := r.Last.Slot
-	if r.Last.Started != nil {
-		at = *r.Last.Started
-	}
-	s := Clock(at, now) + " " + r.Last.Outcome
-	if r.Last.Duration > 0 {
-		s += " (" + Duration(r.Last.Duration) + ")"
-	}
-	return s
 }
 
 // Who names an owner for a person: "this app", "daemon", "desktop app".

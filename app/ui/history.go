@@ -7,84 +7,182 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/routinely/routinely/scheduler"
 	"github.com/routinely/routinely/scheduler/journal"
 )
 
-// historyLimit is how many runs the history view loads per routine.
+// historyLimit is how many runs the history view loads.
 const historyLimit = 200
 
-// HistoryView shows the runs of one routine (slot, start, late-by, duration, outcome) and the
-// captured output of the selected run, where a page watch's diff appears.
+// AllRoutines is the history picker's choice of every routine's runs, the view it opens with.
+const AllRoutines = "All routines"
+
+// Columns of the history table.
+const (
+	hcolRoutine = iota
+	hcolSlot
+	hcolStarted
+	hcolLate
+	hcolTook
+	hcolOutcome
+	hcolTrigger
+	numHCols
+)
+
+var hcolTitles = [numHCols]string{"Routine", "Slot", "Started", "Late by", "Took", "Outcome", "Trigger"}
+
+// hcolShares divide the table's width between its columns (each at least hcolMin).
+var (
+	hcolShares = [numHCols]float32{0.16, 0.15, 0.14, 0.09, 0.11, 0.23, 0.12}
+	hcolMin    = [numHCols]float32{80, 80, 60, 56, 56, 90, 60}
+)
+
+// HistoryView shows runs, newest first — every routine's by default, or one routine's — in a
+// table (routine, slot, started, late by, duration, outcome in colour, trigger), and the
+// captured output of the selected run, wrapped, where a page watch's diff appears.
 type HistoryView struct {
 	widget.BaseWidget
 	actions  Actions
 	pick     *widget.Select
-	list     *widget.List
+	table    *widget.Table
 	output   *widget.Entry
+	routine  string // the routine shown, "" for all
 	runs     []journal.Run
 	selected int64 // run whose output is shown
-	lastRun  int64 // newest run of the routine when its history was loaded
+	lastRun  int64 // newest run of the routines shown when the history was loaded
+	loaded   bool
+	widths   [numHCols]float32
 	box      *fyne.Container
 	// background runs journal reads off the UI goroutine (tests run them inline).
 	background func(func())
 }
 
-// NewHistoryView builds an empty view; Load fills it.
+// NewHistoryView builds an empty view; Shown (its tab shown) or Load fills it.
 func NewHistoryView(a Actions) *HistoryView {
 	h := &HistoryView{actions: a, background: func(f func()) { go f() }}
-	h.pick = widget.NewSelect(nil, func(name string) { h.Load(name) })
-	h.pick.PlaceHolder = "Choose a routine"
-	h.list = widget.NewList(
-		func() int { return len(h.runs) },
-		func() fyne.CanvasObject { return widget.NewLabel("") },
-		func(id widget.ListItemID, o fyne.CanvasObject) { o.(*widget.Label).SetText(RunText(h.runs[id])) },
+	h.pick = widget.NewSelect([]string{AllRoutines}, func(choice string) {
+		if choice == AllRoutines {
+			choice = ""
+		}
+		h.Load(choice)
+	})
+	h.pick.Selected = AllRoutines
+	h.table = widget.NewTableWithHeaders(
+		func() (int, int) { return len(h.runs), numHCols },
+		func() fyne.CanvasObject { return NewTipLabel("") },
+		func(id widget.TableCellID, o fyne.CanvasObject) {
+			if id.Row < len(h.runs) {
+				text, imp := HistoryCell(h.runs[id.Row], id.Col, time.Now())
+				setLine(o.(*TipLabel), text, imp, false)
+			}
+		},
 	)
-	h.list.OnSelected = func(id widget.ListItemID) { h.showOutput(h.runs[id].ID) }
+	h.table.ShowHeaderColumn = false
+	h.table.CreateHeader = func() fyne.CanvasObject {
+		return widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	}
+	h.table.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
+		if id.Col >= 0 {
+			o.(*widget.Label).SetText(hcolTitles[id.Col])
+		}
+	}
+	h.table.OnSelected = func(id widget.TableCellID) {
+		if id.Row >= 0 && id.Row < len(h.runs) {
+			h.showOutput(h.runs[id.Row].ID)
+		}
+	}
 	h.output = widget.NewMultiLineEntry()
 	h.output.TextStyle = fyne.TextStyle{Monospace: true}
-	h.output.Wrapping = fyne.TextWrapOff
+	h.output.Wrapping = fyne.TextWrapWord // long lines wrap: no sideways scrolling to read them
 	h.output.SetPlaceHolder("Select a run to see its output")
-	split := container.NewVSplit(h.list, h.output)
+	split := container.NewVSplit(h.table, h.output)
+	split.Offset = 0.6
 	h.box = container.NewBorder(h.pick, nil, nil, nil, split)
 	h.ExtendBaseWidget(h)
+	h.fit(744)
 	return h
 }
 
 // CreateRenderer draws the view.
 func (h *HistoryView) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(h.box) }
 
-// SetRoutines offers names in the routine picker; call it on the UI goroutine.
-func (h *HistoryView) SetRoutines(names []string) {
-	if slices.Equal(h.pick.Options, names) {
+// Resize shares the new width between the table's columns, then lays the view out.
+func (h *HistoryView) Resize(s fyne.Size) {
+	h.fit(s.Width)
+	h.BaseWidget.Resize(s)
+}
+
+// fit shares width between the columns by hcolShares, at least hcolMin each.
+func (h *HistoryView) fit(width float32) {
+	rest := width - float32(numHCols)*theme.Padding()
+	var w [numHCols]float32
+	for c := range numHCols {
+		w[c] = max(hcolMin[c], rest*hcolShares[c])
+	}
+	if w == h.widths {
 		return
 	}
-	h.pick.Options = names
-	h.pick.Refresh()
-}
-
-// Follow reloads the shown history when the shown routine has run since it was loaded.
-func (h *HistoryView) Follow(routines []scheduler.RoutineState) {
-	for _, r := range routines {
-		if r.Name == h.pick.Selected && r.Last != nil && r.Last.ID != h.lastRun {
-			h.lastRun = r.Last.ID
-			h.Load(r.Name)
-		}
+	h.widths = w
+	for c, cw := range w {
+		h.table.SetColumnWidth(c, cw)
 	}
 }
 
-// Load shows the history of routine, reading the journal off the UI goroutine.
+// SetRoutines offers names in the routine picker, after All routines; call it on the UI
+// goroutine.
+func (h *HistoryView) SetRoutines(names []string) {
+	opts := append([]string{AllRoutines}, names...)
+	if !slices.Equal(h.pick.Options, opts) {
+		h.pick.Options = opts
+		h.pick.Refresh()
+	}
+}
+
+// Shown loads the runs the view shows (every routine's, until one is chosen) the first time
+// its tab is shown: nothing is read from the journal for a view nobody has looked at.
+func (h *HistoryView) Shown() {
+	if !h.loaded {
+		h.Load(h.routine)
+	}
+}
+
+// Follow reloads the shown history when a routine it shows has run since it was loaded (once it
+// has been shown).
+func (h *HistoryView) Follow(routines []scheduler.RoutineState) {
+	if !h.loaded {
+		return
+	}
+	var newest int64
+	for _, r := range routines {
+		if r.Last != nil && (h.routine == "" || r.Name == h.routine) {
+			newest = max(newest, r.Last.ID)
+		}
+	}
+	if newest != 0 && newest != h.lastRun {
+		h.lastRun = newest
+		h.Load(h.routine)
+	}
+}
+
+// Load shows the runs of routine ("" for every routine), reading the journal off the UI
+// goroutine.
 func (h *HistoryView) Load(routine string) {
-	if h.pick.Selected != routine {
-		h.pick.Selected = routine // not SetSelected: that would call Load again
+	h.routine, h.loaded = routine, true
+	choice := routine
+	if choice == "" {
+		choice = AllRoutines
+	}
+	if h.pick.Selected != choice {
+		h.pick.Selected = choice // not SetSelected: that would call Load again
 		h.pick.Refresh()
 	}
 	h.background(func() {
 		runs, err := h.actions.History(routine, historyLimit)
 		fyne.Do(func() {
-			if h.pick.Selected != routine {
+			if h.routine != routine {
 				return // another routine was chosen meanwhile and its read answers for it
 			}
 			if err != nil {
@@ -92,11 +190,11 @@ func (h *HistoryView) Load(routine string) {
 				return
 			}
 			h.runs = runs
-			h.list.Refresh()
-			h.list.UnselectAll()
+			h.table.UnselectAll()
+			h.table.Refresh()
 			for i, r := range runs { // keep the run being read selected across a reload
 				if r.ID == h.selected {
-					h.list.Select(i)
+					h.table.Select(widget.TableCellID{Row: i, Col: hcolOutcome})
 				}
 			}
 		})
@@ -104,6 +202,9 @@ func (h *HistoryView) Load(routine string) {
 }
 
 func (h *HistoryView) showOutput(runID int64) {
+	if h.selected == runID && h.output.Text != "" {
+		return
+	}
 	h.selected = runID
 	h.background(func() {
 		out, err := h.actions.Output(runID)
@@ -123,20 +224,58 @@ func (h *HistoryView) showOutput(runID int64) {
 	})
 }
 
-// RunText is one history row: slot, start, late-by, duration, outcome.
-func RunText(r journal.Run) string {
-	start := "—"
-	if r.Started != nil {
-		start = r.Started.In(time.Local).Format("15:04:05")
+// HistoryCell is what column col of the history table shows of r, seen at now, and its colour
+// (the outcome's; the rest plain).
+func HistoryCell(r journal.Run, col int, now time.Time) (string, widget.Importance) {
+	switch col {
+	case hcolRoutine:
+		return r.Routine, widget.MediumImportance
+	case hcolSlot:
+		if r.Trigger == journal.TriggerManual {
+			return "run now", widget.LowImportance
+		}
+		return ShortClock(r.Slot, now), widget.MediumImportance
+	case hcolStarted:
+		if r.Started == nil {
+			return "—", widget.LowImportance
+		}
+		return ShortClock(*r.Started, now), widget.MediumImportance
+	case hcolLate:
+		if r.Started == nil || r.Trigger == journal.TriggerManual {
+			return "—", widget.LowImportance
+		}
+		return Duration(r.LateBy), widget.MediumImportance
+	case hcolTook:
+		if r.Duration == 0 {
+			return "—", widget.LowImportance
+		}
+		return Duration(r.Duration), widget.MediumImportance
+	case hcolOutcome:
+		s := r.Outcome
+		if r.Attempts > 1 {
+			s += fmt.Sprintf(" (%d attempts)", r.Attempts)
+		}
+		if r.Reason != "" {
+			s += ": " + r.Reason
+		}
+		return s, OutcomeImportance(r.Outcome)
+	case hcolTrigger:
+		return r.Trigger, widget.LowImportance
 	}
-	s := fmt.Sprintf("%s  slot %s  started %s  late %s  took %s  %s",
-		r.Slot.In(time.Local).Format("2006-01-02"), r.Slot.In(time.Local).Format("15:04:05"), start,
-		Duration(r.LateBy), Duration(r.Duration), r.Outcome)
-	if r.Reason != "" {
-		s += " (" + r.Reason + ")"
+	return "", widget.MediumImportance
+}
+
+// ShortClock prints t for a narrow column, relative to now's day: "15:04:05" today, "Mon 15:04"
+// within a week, "2 Jan 15:04" this year, else "2006-01-02".
+func ShortClock(t, now time.Time) string {
+	t, now = t.In(time.Local), now.In(time.Local)
+	switch {
+	case t.Year() == now.Year() && t.YearDay() == now.YearDay():
+		return t.Format("15:04:05")
+	case t.Sub(now).Abs() < 6*24*time.Hour:
+		return t.Format("Mon 15:04")
+	case t.Year() == now.Year():
+		return t.Format("2 Jan 15:04")
 	}
-	if r.Trigger != "" && r.Trigger != journal.TriggerSchedule {
-		s += " · " + r.Trigger
-	}
-	return s
+	return t.Format("2006-01-02")
 }

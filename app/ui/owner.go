@@ -17,21 +17,21 @@ import (
 // button while another process owns.
 type OwnerPanel struct {
 	widget.BaseWidget
-	values   map[string]*widget.Label
+	values   map[string]*TipLabel // cut off with a tooltip rather than widen the window
 	notice   *widget.Label
 	takeBack *widget.Button
 	box      *fyne.Container
 }
 
-var ownerFields = []string{"Owner", "PID", "Host", "Role", "Since", "Epoch", "Heartbeat", "Last job tick"}
+var ownerFields = []string{"Owner", "PID", "Host", "Role", "Since", "Epoch", "Heartbeat", "Last run", "Last tick"}
 
 // NewOwnerPanel builds the panel; takeBack is called by its Take back button.
 func NewOwnerPanel(takeBack func()) *OwnerPanel {
-	p := &OwnerPanel{values: map[string]*widget.Label{}, notice: widget.NewLabel("")}
+	p := &OwnerPanel{values: map[string]*TipLabel{}, notice: widget.NewLabel("")}
 	// Two label/value columns keep the panel short, leaving the window to the routines.
 	left, right := container.New(layout.NewFormLayout()), container.New(layout.NewFormLayout())
 	for i, f := range ownerFields {
-		v := widget.NewLabel("—")
+		v := NewTipLabel("—")
 		p.values[f] = v
 		col := left
 		if i >= len(ownerFields)/2 {
@@ -73,7 +73,8 @@ func (p *OwnerPanel) Update(s session.State) {
 		set("Since", Clock(rec.AcquiredAt, s.Now))
 		set("Epoch", strconv.FormatUint(rec.Epoch, 10))
 		set("Heartbeat", heartbeatText(s))
-		set("Last job tick", tickText(s))
+		set("Last run", lastRunText(s))
+		set("Last tick", tickText(s))
 	}
 	if p.notice.Text != s.Notice {
 		p.notice.SetText(s.Notice) // only on change: the state arrives every second
@@ -83,7 +84,8 @@ func (p *OwnerPanel) Update(s session.State) {
 	} else {
 		p.notice.Hide()
 	}
-	if s.Mode == session.ModeStandby && s.Owner.Held {
+	// A stuck owner cannot answer a takeover request: the banner offers to end it instead.
+	if s.Mode == session.ModeStandby && s.Owner.Held && s.Stuck == nil {
 		p.takeBack.Show()
 	} else {
 		p.takeBack.Hide()
@@ -99,20 +101,27 @@ func heartbeatText(s session.State) string {
 	return Duration(s.Now.Sub(rec.HeartbeatAt).Truncate(time.Second)) + " ago"
 }
 
-// tickText is the last scheduler tick and the last job it ran: the progress that tells a busy
-// owner from a wedged one.
+// lastRunText is the last run the owner really started (never a slot it recorded skipped or
+// missed): the routine, when, and whether it is still running.
+func lastRunText(s session.State) string {
+	rec := ownerRecord(s)
+	if rec == nil || rec.LastJob == nil {
+		return "none yet"
+	}
+	j := rec.LastJob
+	state := "running"
+	if j.Finished != nil {
+		state = "done"
+	}
+	return fmt.Sprintf("%s, %s (%s) · %s", j.Routine, Clock(j.Started, s.Now), Countdown(j.Started, s.Now), state)
+}
+
+// tickText is when the scheduler last handled a slot (ran it, or recorded it skipped or
+// missed): the progress that tells a busy owner from a wedged one.
 func tickText(s session.State) string {
 	rec := ownerRecord(s)
 	if rec == nil || rec.LastTickAt.IsZero() {
 		return "none yet"
 	}
-	t := Clock(rec.LastTickAt, s.Now) + " (" + Countdown(rec.LastTickAt, s.Now) + ")"
-	if j := rec.LastJob; j != nil {
-		state := "running"
-		if j.Finished != nil {
-			state = "done"
-		}
-		t += fmt.Sprintf(" · %s %s", j.Routine, state)
-	}
-	return t
+	return Clock(rec.LastTickAt, s.Now) + " (" + Countdown(rec.LastTickAt, s.Now) + ")"
 }

@@ -21,7 +21,8 @@ type Presenter struct {
 func NewPresenter(win fyne.Window, a Actions) *Presenter {
 	p := &Presenter{Window: win, actions: a}
 	p.View = NewMainView(a)
-	win.SetContent(p.View.Content)
+	p.View.Banner.Parent = win
+	win.SetContent(NewTipLayer(p.View.Content)) // tooltips of cut-off texts
 	return p
 }
 

@@ -47,7 +47,7 @@ func NewSettingsView(a Actions, onError func(error)) *SettingsView {
 	v.path.Wrapping = fyne.TextWrapBreak
 	v.problems.Wrapping = fyne.TextWrapWord
 	v.problems.TextStyle = fyne.TextStyle{Monospace: true}
-	open := widget.NewButton("Open", a.OpenConfig)
+	open := widget.NewButton("Open", func() { openConfig(a, v.onError) })
 	v.box = container.NewVBox(
 		v.autostart,
 		widget.NewLabelWithStyle("When another Routinely asks to take over", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
@@ -118,4 +118,14 @@ func policyFromLabel(label string) ownership.Policy {
 		}
 	}
 	return ownership.PolicyAsk
+}
+
+// openConfig runs a.OpenConfig off the UI goroutine and shows its error with onError (may be
+// nil) on the UI goroutine.
+func openConfig(a Actions, onError func(error)) {
+	go func() {
+		if err := a.OpenConfig(); err != nil && onError != nil {
+			fyne.Do(func() { onError(err) })
+		}
+	}()
 }

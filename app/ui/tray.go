@@ -56,6 +56,7 @@ type TrayMenu struct {
 	actions  Actions
 	onError  func(error)
 	pending  string          // request id the approve/deny items answer
+	stuck    bool            // the owner has stopped heartbeating (session.State.Stuck)
 	shown    []traymenu.Item // what the host was last asked to show
 }
 
@@ -71,7 +72,15 @@ func NewTrayMenu(a Actions, host TrayHost, onError func(error)) *TrayMenu {
 	t.resume = fyne.NewMenuItem(LabelResumeAll, func() { t.report(a.SetPaused("", false)) })
 	t.approve = fyne.NewMenuItem(approvePrefix, func() { t.decide(true) })
 	t.deny = fyne.NewMenuItem(LabelDeny, func() { t.decide(false) })
-	t.takeBack = fyne.NewMenuItem(LabelTakeBack, a.TakeBack)
+	t.takeBack = fyne.NewMenuItem(LabelTakeBack, func() {
+		a.TakeBack()
+		t.mu.Lock()
+		stuck := t.stuck
+		t.mu.Unlock()
+		if stuck { // it cannot answer: the window says so, and its banner offers to end it
+			a.ShowWindow()
+		}
+	})
 	t.auto = fyne.NewMenuItem(LabelAutoStart, nil)
 	t.auto.Action = func() {
 		t.mu.Lock()
@@ -97,7 +106,7 @@ func (t *TrayMenu) Update(s session.State) bool {
 	t.resume.Disabled = !anyPaused(s)
 	t.updateRunNow(s)
 	items := []*fyne.MenuItem{t.status, fyne.NewMenuItemSeparator(), t.open, t.runNow, t.pause, t.resume}
-	t.pending = ""
+	t.pending, t.stuck = "", s.Stuck != nil
 	if s.Pending != nil {
 		t.pending = s.Pending.ID
 		t.approve.Label = approvePrefix + RequesterText(s.Pending.Requester)

@@ -12,6 +12,7 @@ import (
 // routines, their history and the settings.
 type MainView struct {
 	Banner   *WedgeBanner
+	Config   *ConfigBanner // heads the routines tab while routines.toml cannot be used
 	Owner    *OwnerPanel
 	Routines *RoutinesTable
 	History  *HistoryView
@@ -26,17 +27,23 @@ func NewMainView(a Actions) *MainView {
 	v.Error.Wrapping = fyne.TextWrapWord
 	v.Error.Importance = widget.DangerImportance
 	v.Error.Hide()
-	v.Banner = NewWedgeBanner()
+	v.Banner = NewWedgeBanner(a, v.ShowError)
 	v.Owner = NewOwnerPanel(a.TakeBack)
 	v.Routines = NewRoutinesTable(a, v.ShowError)
+	v.Config = NewConfigBanner()
 	v.History = NewHistoryView(a)
 	v.Settings = NewSettingsView(a, v.ShowError)
 	history := container.NewTabItem("History", v.History)
 	tabs := container.NewAppTabs(
-		container.NewTabItem("Routines", v.Routines),
+		container.NewTabItem("Routines", container.NewBorder(v.Config, nil, nil, nil, v.Routines)),
 		history,
 		container.NewTabItem("Settings", container.NewVScroll(v.Settings)),
 	)
+	tabs.OnSelected = func(t *container.TabItem) {
+		if t == history {
+			v.History.Shown()
+		}
+	}
 	// Selecting a routine's row opens its history.
 	v.Routines.OnSelected = func(id widget.TableCellID) {
 		v.Routines.UnselectAll()
@@ -53,6 +60,7 @@ func NewMainView(a Actions) *MainView {
 // Update shows s everywhere in the window; call it on the UI goroutine.
 func (v *MainView) Update(s session.State) {
 	v.Banner.Update(s)
+	v.Config.Update(s)
 	v.Owner.Update(s)
 	v.Routines.Update(s)
 	v.Settings.Update(s)
@@ -75,12 +83,13 @@ func (v *MainView) ShowError(err error) {
 }
 
 // NewMainMenu is the window's menu bar: the window's way to open the routines file and to Quit
-// (which, like the tray's Quit, drains runs and releases ownership first).
-func NewMainMenu(a Actions) *fyne.MainMenu {
+// (which, like the tray's Quit, drains runs and releases ownership first). onError (may be nil)
+// shows why the file did not open.
+func NewMainMenu(a Actions, onError func(error)) *fyne.MainMenu {
 	quit := fyne.NewMenuItem(LabelQuit, a.Quit)
 	quit.IsQuit = true
 	return fyne.NewMainMenu(fyne.NewMenu("Routinely",
-		fyne.NewMenuItem("Open routines file", a.OpenConfig),
+		fyne.NewMenuItem("Open routines file", func() { openConfig(a, onError) }),
 		fyne.NewMenuItemSeparator(),
 		quit,
 	))

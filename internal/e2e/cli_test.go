@@ -89,8 +89,8 @@ func TestJSONShapesKeepDocumentedKeys(t *testing.T) {
 	}
 	want := map[string][]string{
 		"status": {"health", "exit_code", "state_dir", "config", "held", "alive", "holder_pid", "heartbeat_age_ms",
-			"owner", "diagnoses", "pending_takeover", "routines", "problems", "config_error", "journal_error", "observed_at"},
-		"routines": {"name", "schedule", "action", "timezone", "next", "paused", "pause_note", "pause_until", "running", "disabled", "last"},
+			"owner", "diagnoses", "pending_takeover", "routines", "problems", "config_error", "last_good_config", "journal_error", "observed_at"},
+		"routines": {"name", "schedule", "action", "timezone", "next", "overdue", "paused", "pause_note", "pause_until", "running", "disabled", "last"},
 		"history": {"id", "routine", "slot", "trigger", "epoch", "outcome", "reason", "started", "finished", "late_by_ms",
 			"duration_ms", "exit_code", "attempts", "output_bytes"},
 		"preview":   {"routine", "from", "slots"},

@@ -35,14 +35,11 @@ func LoadConfig(path string) (*Config, error) {
 	if err != nil {
 		return nil, &ConfigError{Problem: Problem{File: path, Message: readProblem(err)}, Err: err}
 	}
-	cfg, err := Parse(path, data)
-	if err != nil {
-		return nil, err
-	}
+	snap := Snapshot{Path: path, Data: data}
 	if d != nil {
-		cfg.refuseCommands(*d)
+		snap.DistrustWhy, snap.DistrustFix = d.why, d.fix
 	}
-	return cfg, nil
+	return FromSnapshot(snap)
 }
 
 // Config is a validated routines.toml: the valid routines and the problems of the invalid ones.
@@ -50,6 +47,36 @@ type Config struct {
 	Path     string
 	Routines []*Routine
 	Problems []Problem
+	source   Snapshot // what it was made from, for Snapshot
+}
+
+// Snapshot is what a Config is made from: the file's contents as read and, when another user
+// could have changed them, why and what fixes it (their run and shell routines are then
+// disabled). The owner keeps the last good one in the journal, so that every process can show,
+// and a new owner run, the set that stays in force while routines.toml does not parse.
+type Snapshot struct {
+	Path        string `json:"path"`
+	Data        []byte `json:"data"`
+	DistrustWhy string `json:"distrust_why,omitempty"`
+	DistrustFix string `json:"distrust_fix,omitempty"`
+}
+
+// Snapshot returns what c was made from (the zero Snapshot for a Config that Parse or a test
+// built without LoadConfig's vetting).
+func (c *Config) Snapshot() Snapshot { return c.source }
+
+// FromSnapshot validates s.Data as LoadConfig does once it has read the file, and disables the
+// run and shell routines when s says another user could have changed it. Errors: those of Parse.
+func FromSnapshot(s Snapshot) (*Config, error) {
+	cfg, err := Parse(s.Path, s.Data)
+	if err != nil {
+		return nil, err
+	}
+	if s.DistrustWhy != "" {
+		cfg.refuseCommands(distrust{why: s.DistrustWhy, fix: s.DistrustFix})
+	}
+	cfg.source = s
+	return cfg, nil
 }
 
 // distrust is why a routines file must not supply commands, and what fixes that.
@@ -197,6 +224,16 @@ func (e *ConfigError) Error() string { return e.Problem.String() }
 
 // Unwrap returns ErrConfig and the underlying error.
 func (e *ConfigError) Unwrap() []error { return []error{ErrConfig, e.Err} }
+
+// ProblemOf is the Problem of a LoadConfig error at its position (a *ConfigError's), or one
+// without a position naming path for any other error.
+func ProblemOf(path string, err error) Problem {
+	var ce *ConfigError
+	if errors.As(err, &ce) {
+		return ce.Problem
+	}
+	return Problem{File: path, Message: err.Error()}
+}
 
 // refuseCommands disables the run/shell routines of a file another user could have changed.
 func (c *Config) refuseCommands(d distrust) {

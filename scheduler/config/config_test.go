@@ -207,3 +207,50 @@ func TestLoadConfigOnDirectory(t *testing.T) {
 		t.Fatalf("LoadConfig(dir) = %v", err)
 	}
 }
+
+// Days are listed Monday first, and three or more in a row as a range, so a schedule reads
+// short: "at 08:30 Mon–Fri", not "at 08:30 Mon,Tue,Wed,Thu,Fri".
+func TestDescribeDays(t *testing.T) {
+	for _, c := range []struct {
+		days []time.Weekday
+		want string
+	}{
+		{[]time.Weekday{time.Friday, time.Monday, time.Tuesday, time.Wednesday, time.Thursday}, "at 08:30 Mon–Fri"},
+		{[]time.Weekday{time.Monday, time.Wednesday}, "at 08:30 Mon,Wed"},
+		{[]time.Weekday{time.Sunday, time.Saturday}, "at 08:30 Sat,Sun"},
+		{[]time.Weekday{time.Monday, time.Tuesday, time.Wednesday, time.Friday, time.Sunday}, "at 08:30 Mon–Wed,Fri,Sun"},
+		{nil, "at 08:30"},
+	} {
+		r := &Routine{Kind: KindAt, At: []string{"08:30"}, Days: c.days}
+		if got := r.Describe(); got != c.want {
+			t.Errorf("days %v: %q, want %q", c.days, got, c.want)
+		}
+	}
+}
+
+// A Snapshot rebuilds the Config it came from, distrust included: the run and shell routines of
+// a file another user could change stay disabled when the last good version is used.
+func TestSnapshotKeepsTheDistrust(t *testing.T) {
+	data := []byte("[[routine]]\nname = \"cmd\"\nevery = \"1m\"\nrun = [\"true\"]\n\n[[routine]]\nname = \"hello\"\nevery = \"1m\"\nnotify = { title = \"hi\" }\n")
+	cfg, err := FromSnapshot(Snapshot{Path: "/x/routines.toml", Data: data, DistrustWhy: "the file is writable by its group", DistrustFix: "chmod 600 /x/routines.toml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Routines) != 1 || cfg.Routines[0].Name != "hello" || len(cfg.Problems) != 1 ||
+		!strings.Contains(cfg.Problems[0].Message, "chmod 600") {
+		t.Fatalf("distrusted snapshot: routines %v, problems %v; want cmd disabled with the fix", cfg.Routines, cfg.Problems)
+	}
+	again, err := FromSnapshot(cfg.Snapshot())
+	if err != nil || len(again.Routines) != 1 {
+		t.Fatalf("round trip: %v, %v", again, err)
+	}
+	dir := t.TempDir()
+	path := dir + "/routines.toml"
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := LoadConfig(path)
+	if err != nil || string(loaded.Snapshot().Data) != string(data) || loaded.Snapshot().Path != path || loaded.Snapshot().DistrustWhy != "" {
+		t.Fatalf("LoadConfig snapshot: %+v, %v", loaded.Snapshot(), err)
+	}
+}

@@ -95,7 +95,11 @@ func (r *Routine) Slots(anchor time.Time) Schedule {
 	return r.sched
 }
 
-// Describe returns the schedule in words, e.g. "every 30s" or "at 08:00, 18:30 Mon,Tue".
+// FollowsSystemZone reports whether r has no timezone of its own and follows the system's.
+func (r *Routine) FollowsSystemZone() bool { return r.systemZone }
+
+// Describe returns the schedule in words, e.g. "every 30s", "at 08:00, 18:30 Mon,Tue" or
+// "at 09:30 Mon–Fri".
 func (r *Routine) Describe() string {
 	switch r.Kind {
 	case KindEvery:
@@ -110,16 +114,42 @@ func (r *Routine) Describe() string {
 			}
 			s += a
 		}
-		for i, d := range r.Days {
-			if i == 0 {
-				s += " "
-			} else {
-				s += ","
-			}
-			s += d.String()[:3]
+		if len(r.Days) > 0 {
+			s += " " + dayList(r.Days)
 		}
 		return s
 	}
+}
+
+// dayList names days Monday first, three or more consecutive days as a range: "Mon–Fri",
+// "Mon,Wed", "Sat,Sun", "Mon–Wed,Fri".
+func dayList(days []time.Weekday) string {
+	iso := func(d time.Weekday) int { return (int(d) + 6) % 7 } // Monday 0 … Sunday 6
+	var on [7]bool
+	for _, d := range days {
+		on[iso(d)] = true
+	}
+	name := func(i int) string { return time.Weekday((i + 1) % 7).String()[:3] }
+	var parts []string
+	for i := 0; i < 7; i++ {
+		if !on[i] {
+			continue
+		}
+		j := i
+		for j+1 < 7 && on[j+1] {
+			j++
+		}
+		switch {
+		case j-i >= 2:
+			parts = append(parts, name(i)+"–"+name(j))
+		case j > i:
+			parts = append(parts, name(i), name(j))
+		default:
+			parts = append(parts, name(i))
+		}
+		i = j
+	}
+	return strings.Join(parts, ",")
 }
 
 // shortDuration is d as Go prints it without zero trailing units: "1m", "30s", "1h30m", "1h".

@@ -54,6 +54,28 @@ func (s *Session) TakeBack() {
 	}
 }
 
+// EndStuckOwner ends the owner pid, which has stopped heartbeating, and makes this app the
+// owner (the window's "End the stuck owner" after the person confirmed). It returns at once;
+// the outcome shows in the snapshots (the mode, or a notice saying why it failed). It returns
+// ErrNotStandingBy (wrapped) when this app is not standing by, and ErrNotStuck (wrapped) when the
+// latest snapshot offers no stuck owner pid to end.
+func (s *Session) EndStuckOwner(pid int) error {
+	s.mu.Lock()
+	mode := s.mode
+	s.mu.Unlock()
+	if mode != ModeStandby {
+		return fmt.Errorf("end the stuck owner (pid %d): %w", pid, ErrNotStandingBy)
+	}
+	if st := s.stuck(); st == nil || st.PID != pid || st.Refused != "" || st.EndableIn > 0 {
+		return fmt.Errorf("end the stuck owner (pid %d): %w", pid, ErrNotStuck)
+	}
+	select {
+	case s.endStuck <- pid:
+	default: // one is being handled already
+	}
+	return nil
+}
+
 // Stopping shows that the app is quitting while the caller cancels Run's context.
 func (s *Session) Stopping() { s.setMode(ModeStopping) }
 

@@ -24,6 +24,7 @@ type observer struct {
 	j        *journal.Journal
 	cfg      *config.Config
 	cfgErr   error
+	broken   *config.Problem // the file cannot be used and cfg is its last good version
 	cfgStamp fileStamp
 }
 
@@ -60,34 +61,62 @@ func (o *observer) journal() (*journal.Journal, error) {
 	return j, nil
 }
 
-// config returns the parsed routines file, reparsing only when it changed on disk.
-func (o *observer) config() (*config.Config, error) {
+// config returns the routines in force: the parsed routines file, or while it cannot be used
+// the last good version the owner recorded in the journal (scheduler.LoadOrLastGood), with the
+// file's problem. It reparses only when the file changed on disk: the owner records a new last
+// good version only when it applies a file that parses, which is a change of the file.
+func (o *observer) config() (*config.Config, *config.Problem, error) {
 	st := stamp(o.p.Config)
 	o.mu.Lock()
-	defer o.mu.Unlock()
 	if (o.cfg != nil || o.cfgErr != nil) && st == o.cfgStamp {
-		return o.cfg, o.cfgErr
+		defer o.mu.Unlock()
+		return o.cfg, o.broken, o.cfgErr
 	}
-	o.cfg, o.cfgErr = config.LoadConfig(o.p.Config)
-	o.cfgStamp = st
-	return o.cfg, o.cfgErr
+	o.mu.Unlock()
+	j, jerr := o.journal()
+	if jerr != nil {
+		j = nil
+	}
+	cfg, broken, _, err := scheduler.LoadOrLastGood(o.p.Config, j)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.cfg, o.cfgErr, o.broken, o.cfgStamp = cfg, err, broken, st
+	return cfg, broken, err
 }
 
-// routines computes what an observer shows for each routine from the config and the journal.
-func (o *observer) routines(now time.Time) ([]scheduler.RoutineState, []config.Problem, string) {
-	cfg, err := o.config()
+// shown is what an observer shows of the routines (observer.routines).
+type shown struct {
+	states   []scheduler.RoutineState
+	problems []config.Problem
+	err      string          // the whole-file error, or why the states could not be read
+	broken   *config.Problem // the file cannot be used: states are its last good version
+	lastGood bool
+}
+
+// routines computes what an observer shows for each routine from the config in force and the
+// journal.
+func (o *observer) routines(now time.Time) shown {
+	cfg, broken, err := o.config()
 	if err != nil {
-		return nil, nil, err.Error()
+		p := config.ProblemOf(o.p.Config, err)
+		return shown{err: err.Error(), broken: &p}
+	}
+	v := shown{problems: cfg.Problems}
+	if broken != nil {
+		v = shown{err: broken.String(), broken: broken, lastGood: true}
 	}
 	j, err := o.journal()
 	if err != nil {
-		return nil, cfg.Problems, err.Error()
+		v.err = err.Error()
+		return v
 	}
 	states, err := scheduler.States(cfg, j, now)
 	if err != nil {
-		return nil, cfg.Problems, fmt.Sprintf("read routine states: %v", err)
+		v.err = fmt.Sprintf("read routine states: %v", err)
+		return v
 	}
-	return states, cfg.Problems, ""
+	v.states = states
+	return v
 }
 
 // status is what an observer knows about ownership now.

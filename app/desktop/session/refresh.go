@@ -2,7 +2,10 @@ package session
 
 import (
 	"context"
+	"errors"
 	"time"
+
+	"github.com/routinely/routinely/ownership"
 )
 
 // refreshLoop publishes a snapshot every tick and whenever poke asks, until ctx ends.
@@ -49,13 +52,51 @@ func (s *Session) Snapshot() State {
 		rec := h.Record()
 		st.Self = &rec
 	}
+	if st.Mode == ModeStandby { // not while taking back or ending it already
+		st.Stuck = s.stuckFrom(status)
+	}
 	s.engMu.RLock()
 	if s.engine != nil {
 		st.Routines, st.Problems = s.engine.Routines(), s.engine.Problems()
+		if p := s.engine.ConfigError(); p != nil {
+			st.ConfigProblem, st.ConfigErr, st.LastGood, st.Problems = p, p.String(), true, nil
+		}
 		s.engMu.RUnlock()
 		return st
 	}
 	s.engMu.RUnlock()
-	st.Routines, st.Problems, st.ConfigErr = s.obs.routines(now)
+	v := s.obs.routines(now)
+	st.Routines, st.Problems, st.ConfigErr, st.ConfigProblem, st.LastGood = v.states, v.problems, v.err, v.broken, v.lastGood
 	return st
+}
+
+// stuck judges the owner as seen now (see stuckFrom).
+func (s *Session) stuck() *StuckOwner {
+	status, err := s.obs.status()
+	if err != nil {
+		return nil
+	}
+	return s.stuckFrom(status)
+}
+
+// stuckFrom describes the owner in status when it has stopped heartbeating: whether and when it
+// may be ended from the window, by the kill-wedged rules on this app's observer (the one that
+// has watched it); nil when it heartbeats or nobody owns.
+func (s *Session) stuckFrom(status ownership.Status) *StuckOwner {
+	r := status.Record
+	if r == nil || !status.Held || !hasDiagnosis(status, ownership.DiagNotHeartbeating) {
+		return nil
+	}
+	so := &StuckOwner{PID: r.PID, Role: r.Role, Since: r.HeartbeatAt}
+	var nw *ownership.NotWedgedError
+	switch err := s.obs.owner.CheckWedged(status, s.opts.WedgeThreshold); {
+	case err == nil:
+	case errors.As(err, &nw) && nw.Left > 0:
+		so.EndableIn = nw.Left
+	case errors.As(err, &nw):
+		so.Refused = nw.Reason
+	default:
+		so.Refused = err.Error()
+	}
+	return so
 }

@@ -32,6 +32,9 @@ type Options struct {
 	// Autostart manages the login item; the zero Manager is the operating system's own (tests
 	// pass one on a temporary directory).
 	Autostart autostart.Manager
+	// WedgeThreshold is how long an owner must go without a heartbeat before the window offers
+	// to end it; 0 → the kill-wedged default (30 s).
+	WedgeThreshold time.Duration
 }
 
 // Session runs the desktop app's ownership lifecycle. Its exported methods are safe to call
@@ -54,6 +57,7 @@ type Session struct {
 	engine *scheduler.Engine
 
 	takeBack chan struct{} // a Take back click, consumed by the standby loop
+	endStuck chan int      // End the stuck owner (its pid), consumed by the standby loop
 	kick     chan struct{} // publish a fresh snapshot now
 	obs      *observer
 }
@@ -71,7 +75,7 @@ func New(opts Options) *Session {
 	}
 	// The login item starts this profile: --home for one chosen with --home or ROUTINELY_HOME.
 	opts.Autostart = opts.Autostart.WithHome(opts.Paths.Home)
-	s := &Session{opts: opts, logger: opts.Logger, takeBack: make(chan struct{}, 1), kick: make(chan struct{}, 1)}
+	s := &Session{opts: opts, logger: opts.Logger, takeBack: make(chan struct{}, 1), endStuck: make(chan int, 1), kick: make(chan struct{}, 1)}
 	s.obs = newObserver(opts.Paths)
 	settings, err := LoadSettings(opts.Paths.State)
 	if err != nil {
@@ -116,48 +120,134 @@ func (s *Session) obtain(ctx context.Context) (*ownership.Handle, error) {
 	return s.standby(ctx)
 }
 
-// standby waits until the owner goes away, or takes over when the person clicks Take back.
+// standby waits until the owner goes away, takes over when the person clicks Take back, or
+// ends a stuck owner when the person confirms End the stuck owner.
 func (s *Session) standby(ctx context.Context) (*ownership.Handle, error) {
 	select {
 	case <-s.takeBack: // a click from before this standby (a stale menu) is not a request
 	default:
 	}
+	select {
+	case <-s.endStuck:
+	default:
+	}
 	for {
 		wctx, cancel := context.WithCancel(ctx)
-		stop, watched := make(chan struct{}), make(chan bool, 1)
+		stop, asked := make(chan struct{}), make(chan standbyAsk, 1)
 		go func() {
 			select {
 			case <-s.takeBack:
 				cancel()
-				watched <- true
+				asked <- standbyAsk{takeBack: true}
+			case pid := <-s.endStuck:
+				cancel()
+				asked <- standbyAsk{endPID: pid}
 			case <-stop:
-				watched <- false
+				asked <- standbyAsk{}
 			}
 		}()
 		h, err := ownership.Wait(wctx, s.ownershipOptions())
 		close(stop)
 		cancel()
-		takeBack := <-watched
-		if err == nil || ctx.Err() != nil || !takeBack {
+		ask := <-asked
+		if err == nil || ctx.Err() != nil || (!ask.takeBack && ask.endPID == 0) {
 			return h, err
 		}
-		if h, err = s.takeOver(ctx); err == nil || ctx.Err() != nil {
+		what := "Take back"
+		if ask.takeBack {
+			h, err = s.takeOver(ctx)
+		} else {
+			what = "Ending the stuck owner"
+			h, err = s.endStuckOwner(ctx, ask.endPID)
+		}
+		if err == nil || ctx.Err() != nil {
 			return h, err
 		}
+		s.logger.Warn(what+" failed", "err", err)
 		s.setMode(ModeStandby)
-		s.setNotice(fmt.Sprintf("Take back failed: %v", err))
+		s.setNotice(fmt.Sprintf("%s failed: %v", what, err))
 	}
 }
 
-// takeOver asks the current owner to step aside (its own policy answers).
+// standbyAsk is what the person asked of a standby: Take back, or end the stuck owner endPID.
+type standbyAsk struct {
+	takeBack bool
+	endPID   int
+}
+
+// takeOver asks the current owner to step aside (its own policy answers). An owner that has
+// stopped heartbeating cannot answer: then it fails at once, or as soon as the owner stops
+// during the handshake, with errOwnerStuck, rather than waiting out the deadline.
 func (s *Session) takeOver(ctx context.Context) (*ownership.Handle, error) {
+	if err := s.ownerStuck(); err != nil {
+		return nil, err
+	}
 	s.setMode(ModeTakingBack)
 	s.setNotice("Asking the current owner to hand the routines back…")
-	h, err := ownership.Takeover(ctx, s.ownershipOptions(), ownership.TakeoverOptions{
+	tctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-tctx.Done():
+				return
+			case <-t.C:
+				if err := s.ownerStuck(); err != nil {
+					cancel(err)
+					return
+				}
+			}
+		}
+	}()
+	h, err := ownership.Takeover(tctx, s.ownershipOptions(), ownership.TakeoverOptions{
 		Reason: "The Routinely desktop app is taking its routines back.",
 	})
 	if err != nil {
+		if cause := context.Cause(tctx); ctx.Err() == nil && errors.Is(cause, errOwnerStuck) {
+			return nil, cause
+		}
 		return nil, fmt.Errorf("take back: %w", err)
+	}
+	s.setNotice("")
+	return h, nil
+}
+
+// ownerStuck returns errOwnerStuck (wrapped, naming the owner and its last heartbeat) when the
+// observed owner has stopped heartbeating, else nil.
+func (s *Session) ownerStuck() error {
+	st, err := s.obs.status()
+	if err != nil || st.Record == nil || !hasDiagnosis(st, ownership.DiagNotHeartbeating) {
+		return nil
+	}
+	return fmt.Errorf("the owner (pid %d) has not responded since %s, so %w (the banner above offers to end it)",
+		st.Record.PID, st.Record.HeartbeatAt.Local().Format(time.TimeOnly), errOwnerStuck)
+}
+
+// errOwnerStuck: Take back cannot work, the owner does not answer requests.
+var errOwnerStuck = errors.New("it cannot hand the routines back")
+
+// hasDiagnosis reports whether st carries a diagnosis of kind k.
+func hasDiagnosis(st ownership.Status, k ownership.DiagnosisKind) bool {
+	for _, d := range st.Diagnoses {
+		if d.Kind == k {
+			return true
+		}
+	}
+	return false
+}
+
+// endStuckOwner ends the stuck owner pid by the kill-wedged rules, judged on the observer that
+// has watched it since this app stood by, and owns. Errors: those of ownership.EndWedged.
+func (s *Session) endStuckOwner(ctx context.Context, pid int) (*ownership.Handle, error) {
+	s.setMode(ModeTakingBack)
+	s.setNotice(fmt.Sprintf("Ending the stuck owner (pid %d)…", pid))
+	s.logger.Warn("ending the stuck owner at the person's request", "pid", pid)
+	h, err := ownership.EndWedged(ctx, s.ownershipOptions(), s.obs.owner,
+		ownership.EndWedgedOptions{Threshold: s.opts.WedgeThreshold, PID: pid})
+	if err != nil {
+		return nil, err
 	}
 	s.setNotice("")
 	return h, nil

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -124,7 +125,7 @@ func newSession(t *testing.T) (*Session, paths.Paths) {
 	return newSessionAt(t, p)
 }
 
-func newSessionAt(t *testing.T, p paths.Paths) (*Session, paths.Paths) {
+func newSessionAt(t *testing.T, p paths.Paths, tweak ...func(*Options)) (*Session, paths.Paths) {
 	t.Helper()
 	toml := "[[routine]]\nname = \"quiet\"\nevery = \"1h\"\nrun = [\"true\"]\n"
 	if _, err := os.Stat(p.Config); errors.Is(err, os.ErrNotExist) { // a test may have written its own
@@ -135,6 +136,9 @@ func newSessionAt(t *testing.T, p paths.Paths) (*Session, paths.Paths) {
 	s := New(Options{Paths: p, Version: "test", Notifier: owning.LogNotifier{}, Tick: 100 * time.Millisecond,
 		Executable: "/usr/bin/routinely-test", Logger: testLogger(t),
 		Autostart: autostart.NewXDG(filepath.Join(t.TempDir(), "xdg-config"))})
+	for _, f := range tweak {
+		f(&s.opts)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = s.Run(ctx) }()
@@ -484,4 +488,100 @@ func problemsText(st State) string {
 		lines = append(lines, p.String())
 	}
 	return strings.Join(lines, "\n")
+}
+
+// A daemon that owns and is SIGSTOPped while the app stands by: Take back says at once that it
+// cannot answer (no 60 s wait); the snapshot counts down to when it may be ended, then offers it;
+// a pid other than the stuck owner's is refused; End the stuck owner ends it (SIGKILL: a stopped
+// process cannot act on SIGTERM) and the app owns.
+func TestStuckOwnerEndedFromTheWindow(t *testing.T) {
+	p, err := paths.Resolve(filepath.Join(t.TempDir(), "home"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	daemon, lines := startHelper(t, "hold", p.State, 0)
+	if got := line(t, lines, 10*time.Second); got != "owning" {
+		t.Fatalf("daemon: %q", got)
+	}
+	const threshold = 3 * time.Second
+	s, _ := newSessionAt(t, p, func(o *Options) { o.WedgeThreshold = threshold })
+	pid := daemon.Process.Pid
+	st := waitFor(t, s, 5*time.Second, "standby showing the daemon", func(st State) bool {
+		return st.Mode == ModeStandby && st.Owner.Record != nil && st.Owner.Record.PID == pid
+	})
+	if st.Stuck != nil {
+		t.Fatalf("a heartbeating owner is offered as stuck: %+v", st.Stuck)
+	}
+	if err := s.EndStuckOwner(pid); !errors.Is(err, ErrNotStuck) {
+		t.Fatalf("EndStuckOwner on a healthy owner: %v, want ErrNotStuck", err)
+	}
+	if err := daemon.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer daemon.Process.Signal(syscall.SIGCONT)
+	st = waitFor(t, s, 5*time.Second, "the stuck owner counted down", func(st State) bool {
+		return st.Stuck != nil && st.Stuck.PID == pid && st.Stuck.EndableIn > 0
+	})
+	if st.Stuck.Refused != "" || st.Stuck.EndableIn > threshold {
+		t.Errorf("stuck owner %+v, want endable within the threshold %s", st.Stuck, threshold)
+	}
+
+	asked := time.Now()
+	s.TakeBack()
+	st = waitFor(t, s, 5*time.Second, "Take back failing at once", func(st State) bool {
+		return st.Mode == ModeStandby && strings.Contains(st.Notice, "cannot hand the routines back")
+	})
+	if took := time.Since(asked); took > 3*time.Second {
+		t.Errorf("Take back against a stuck owner took %s to fail", took)
+	}
+
+	waitFor(t, s, 10*time.Second, "the stuck owner offered to end", func(st State) bool {
+		return st.Stuck != nil && st.Stuck.EndableIn == 0 && st.Stuck.Refused == ""
+	})
+	if err := s.EndStuckOwner(pid + 1); !errors.Is(err, ErrNotStuck) {
+		t.Fatalf("EndStuckOwner naming another pid: %v, want ErrNotStuck", err)
+	}
+	if err := s.EndStuckOwner(pid); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, s, 20*time.Second, "owning after ending the stuck owner", ownsOne)
+	exited := make(chan struct{})
+	go func() { _ = daemon.Wait(); close(exited) }()
+	select {
+	case <-exited:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the stuck daemon still runs after the app owns")
+	}
+	if ws, ok := daemon.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Errorf("daemon ended by %v, want SIGKILL", daemon.ProcessState)
+	}
+}
+
+// While routines.toml does not parse, the snapshot carries the last good routines, says so
+// (LastGood) and where the file's error is — from the engine while this app owns, and from the
+// journal's record for an observer (the app in standby).
+func TestBrokenConfigShowsTheLastGoodSet(t *testing.T) {
+	s, p := newSession(t)
+	waitFor(t, s, 10*time.Second, "engine running", func(State) bool {
+		s.engMu.RLock()
+		defer s.engMu.RUnlock()
+		return s.engine != nil
+	})
+	broken := "[[routine]]\nname = \"quiet\"\nevery = \"1h\"\nrun = [\"true\"]\n[[routine\n"
+	if err := os.WriteFile(p.Config, []byte(broken), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st := waitFor(t, s, 10*time.Second, "the last good set with the error", func(st State) bool {
+		return st.LastGood && st.ConfigProblem != nil
+	})
+	if st.ConfigProblem.Line != 5 || len(st.Routines) != 1 || st.Routines[0].Name != "quiet" || !strings.Contains(st.ConfigErr, ":5:") {
+		t.Errorf("owning: problem %+v, routines %v, err %q; want line 5 and the last good routine", st.ConfigProblem, st.Routines, st.ConfigErr)
+	}
+
+	o := newObserver(p)
+	defer o.close()
+	v := o.routines(time.Now())
+	if !v.lastGood || v.broken == nil || v.broken.Line != 5 || len(v.states) != 1 || v.states[0].Name != "quiet" {
+		t.Errorf("observer: %+v; want the last good routine and the error at line 5", v)
+	}
 }

@@ -33,7 +33,31 @@ type State struct {
 	Problems   []config.Problem
 	ConfigPath string
 	ConfigErr  string // whole-file error ("FILE:LINE:COL: ..."), empty when the file loads
-	Notice     string // a transient sentence for the owner panel (e.g. a failed take back)
-	Policy     ownership.Policy
-	AutoStart  bool // the login item points at this binary
+	// ConfigProblem is ConfigErr with its position (nil when the file loads).
+	ConfigProblem *config.Problem
+	// LastGood: routines.toml cannot be used (ConfigProblem says why), and Routines are its last
+	// good version, which the owner runs.
+	LastGood  bool
+	Notice    string // a transient sentence for the owner panel (e.g. a failed take back)
+	Policy    ownership.Policy
+	AutoStart bool // the login item points at this binary
+	// Stuck is set while this app stands by (ModeStandby) and the owner has stopped heartbeating
+	// (suspended or wedged); nil otherwise.
+	Stuck *StuckOwner
+}
+
+// StuckOwner is an owner that has stopped heartbeating, as this app's observer judges it by the
+// kill-wedged rules (docs/design.md#39-kill-wedged): whether, and from when, the person may end
+// it from the window (Session.EndStuckOwner).
+type StuckOwner struct {
+	PID  int
+	Role ownership.Role
+	// Since is the owner's last heartbeat.
+	Since time.Time
+	// EndableIn is how much longer the silence must hold before the owner may be ended: 0 when it
+	// may be ended now. Meaningless when Refused is set.
+	EndableIn time.Duration
+	// Refused, when not empty, says why this owner may not be ended from here at all (it runs on
+	// another host or as another user, or its disk is full).
+	Refused string
 }

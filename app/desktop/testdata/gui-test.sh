@@ -30,7 +30,7 @@ cleanup() {
 	trap - EXIT
 	local i
 	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do stop_pid "${pids[i]}" 5 || true; done
-	rm -rf "$HOME_DIR" "${NOTRAY_HOME:-}" "${PROMPT_HOME:-}" "${IDLE_HOME:-}"
+	rm -rf "$HOME_DIR" "${NOTRAY_HOME:-}" "${PROMPT_HOME:-}" "${IDLE_HOME:-}" "${VIEWS_HOME:-}"
 }
 trap cleanup EXIT
 trap 'exit 143' TERM INT   # so cleanup runs on the watchdog's SIGTERM too
@@ -38,8 +38,8 @@ trap 'exit 143' TERM INT   # so cleanup runs on the watchdog's SIGTERM too
 # Its sleep must die with it (a leftover sleep would hold the caller's pipes open).
 (
 	trap 'kill "$s" 2>/dev/null; exit 0' TERM
-	sleep "${GUI_TEST_DEADLINE:-240}" >/dev/null 2>&1 & s=$!
-	wait "$s" && { echo "FAIL: gui-test.sh still running after ${GUI_TEST_DEADLINE:-240} s" >&2; kill -TERM $$; }
+	sleep "${GUI_TEST_DEADLINE:-330}" >/dev/null 2>&1 & s=$!
+	wait "$s" && { echo "FAIL: gui-test.sh still running after ${GUI_TEST_DEADLINE:-330} s" >&2; kill -TERM $$; }
 ) &
 pids+=($!)
 fail() { echo "FAIL: $*" >&2; timeout 10 import -window root "$OUT/failure.png" 2>/dev/null || true; tail -n 30 "$OUT/app.log" >&2 || true; exit 1; }
@@ -348,6 +348,9 @@ rm -rf "$IDLE_HOME"
 
 # 9. One app per profile, the takeover notification withdrawn, SIGTERM with the bus gone.
 source "$(dirname "${BASH_SOURCE[0]}")/gui-instance.sh"
+
+# 9. The window's views and the stuck-owner button (its own profile and processes).
+source "$(dirname "${BASH_SOURCE[0]}")/gui-views.sh"
 
 if grep -q "Error in Fyne call thread" "$OUT"/*.log; then
 	fail "a UI update ran outside the Fyne UI goroutine: $(grep -h -A1 'Error in Fyne call thread' "$OUT"/*.log | head -4)"

@@ -1,0 +1,47 @@
+package scheduler
+
+import (
+	"testing"
+	"time"
+
+	"github.com/routinely/routinely/scheduler/config"
+)
+
+// Once the owner stops handling slots, States says since which slot the routine is overdue,
+// while Next keeps naming the next upcoming slot; a paused routine is never overdue.
+func TestStatesOverdueWhenNobodyHandlesTheSlots(t *testing.T) {
+	start := time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)
+	h := newHarness(t, "[[routine]]\nname = \"tick\"\nevery = \"1m\"\nrun = [\"/bin/true\"]\n", start)
+	h.start()
+	h.advance(2*time.Minute, time.Minute) // 08:01 and 08:02 ran
+	eventually(t, "drained", func() bool { return h.gate.inFlight.Load() == 0 && h.e.idle() })
+	h.stop()
+	cfg, err := config.LoadConfig(h.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := States(cfg, h.j, start.Add(2*time.Minute+10*time.Second))
+	if err != nil || len(st) != 1 {
+		t.Fatalf("states: %+v %v", st, err)
+	}
+	if st[0].Overdue != nil {
+		t.Errorf("overdue %v right after the last slot ran", st[0].Overdue)
+	}
+	now := start.Add(5*time.Minute + time.Second) // 08:03, 08:04 and 08:05 passed unhandled
+	st, err = States(cfg, h.j, now)
+	if err != nil || len(st) != 1 {
+		t.Fatalf("states: %+v %v", st, err)
+	}
+	if want := start.Add(3 * time.Minute); st[0].Overdue == nil || !st[0].Overdue.Equal(want) {
+		t.Errorf("overdue %v, want since %v", st[0].Overdue, want)
+	}
+	if want := start.Add(6 * time.Minute); st[0].Next == nil || !st[0].Next.Equal(want) {
+		t.Errorf("next %v, want %v", st[0].Next, want)
+	}
+	if err := h.j.SetPaused("tick", "test", nil); err != nil {
+		t.Fatal(err)
+	}
+	if st, err = States(cfg, h.j, now); err != nil || st[0].Overdue != nil {
+		t.Errorf("paused routine: overdue %v (err %v), want none", st[0].Overdue, err)
+	}
+}
