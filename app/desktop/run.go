@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/app"
 
 	"github.com/routinely/routinely/app/autostart"
+	"github.com/routinely/routinely/app/desktop/bridge"
 	_ "github.com/routinely/routinely/app/desktop/locale" // before Fyne reads the locale
 	"github.com/routinely/routinely/app/desktop/session"
 	"github.com/routinely/routinely/app/owning"
@@ -36,9 +37,9 @@ const appID = autostart.AppID
 const toolkitGrace = 2 * time.Second
 
 // Run starts the desktop app on profile p and blocks until it quits (it is the cli.DesktopFunc
-// main.go hands to the CLI). With background the window stays hidden, and on Linux Fyne's loop
-// does not even start, until the person opens it from the tray or a takeover request needs an
-// answer (see uiLoop).
+// main.go hands to the CLI). With background the window stays hidden until the person opens it
+// from the tray or a takeover request needs an answer. On Linux and the BSDs the window lives
+// in a window process of its own (windowInChild), so this process never runs Fyne's loop.
 func Run(ctx context.Context, p paths.Paths, background bool, version string, logger *slog.Logger) error {
 	if logger == nil {
 		logger = slog.Default()
@@ -49,9 +50,6 @@ func Run(ctx context.Context, p paths.Paths, background bool, version string, lo
 	}
 	a := app.NewWithID(appID)
 	a.SetIcon(ui.AppIcon)
-	win := a.NewWindow("Routinely") // Fyne creates the OS window and its GL context on first Show
-	win.Resize(fyne.NewSize(1000, 640))
-	win.SetCloseIntercept(win.Hide) // closing hides; only Quit ends the app
 
 	sctx, stopSession := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopSession()
@@ -61,21 +59,36 @@ func Run(ctx context.Context, p paths.Paths, background bool, version string, lo
 		Paths: p, Version: version, Logger: logger, Notifier: ui.Notifier{App: a}, Publish: pub.publish,
 	})
 	sessDone, runDone := make(chan struct{}), make(chan struct{})
-	acts := &actions{Session: sess, app: a, win: win, p: p, logger: logger, pub: pub, loop: loop,
+	acts := &actions{Session: sess, app: a, p: p, logger: logger, pub: pub, loop: loop,
 		stop: stopSession, done: sessDone, runDone: runDone, exit: os.Exit}
-	pres := ui.NewPresenter(win, acts)
-	win.SetMainMenu(ui.NewMainMenu(acts))
 	notify := func(n *fyne.Notification) { go a.SendNotification(n) } // a D-Bus call can be slow
+	if windowInChild {
+		// The window lives in a window process of its own, started when it is wanted and
+		// ended when it is closed (windowproc.go); this process never starts Fyne's loop.
+		feed := bridge.NewFeed()
+		acts.spawner = &bridge.Spawner{Command: windowCommand, Acts: acts, Feed: feed, Logger: logger}
+		acts.windowError = feed.ShowError
+		pub.feed = feed.Publish
+	} else {
+		win := a.NewWindow("Routinely") // Fyne creates the OS window and its GL context on first Show
+		win.Resize(fyne.NewSize(1000, 640))
+		win.SetCloseIntercept(win.Hide) // closing hides; only Quit ends the app
+		pres := ui.NewPresenter(win, acts)
+		win.SetMainMenu(ui.NewMainMenu(acts))
+		acts.win = win
+		acts.windowError = func(err error) { loop.do(func() { pres.View.ShowError(err) }) }
+		pub.window = pres.Apply
+	}
 
-	tr := newTrayHost(a, win, acts.ShowWindow) // a left click shows the window
+	tr := newTrayHost(a, acts.win, acts.ShowWindow) // a left click shows the window
 	defer tr.Stop()
 	trayPres := ui.NewTrayPresenter(tr, acts, notify, func(err error) {
 		logger.Warn("tray action failed", "err", err)
 		notify(&fyne.Notification{Title: "Routinely", Content: err.Error()})
-		loop.do(func() { pres.View.ShowError(err) })
+		acts.windowError(err)
 	})
 	trayPres.OnRequest = func(ownership.Request) { acts.ShowWindow() } // the prompt is in the window
-	pub.tray, pub.window, pub.trayOnUI = trayPres.Apply, pres.Apply, trayNeedsUILoop
+	pub.tray, pub.trayOnUI = trayPres.Apply, trayNeedsUILoop
 	tr.SetIcon(ui.LookStandby.Resource())
 	tr.Start()
 
@@ -107,12 +120,9 @@ func Run(ctx context.Context, p paths.Paths, background bool, version string, lo
 		}
 	}()
 
-	if !trayNeedsUILoop {
-		select {
-		case <-loop.startReq: // the window is wanted: start the loop below
-		case <-sessDone: // Quit, a signal or a failure before the window was ever wanted
-			loop.shut()
-		}
+	if windowInChild {
+		<-sessDone // Quit, a signal or a failure; the window process has been ended meanwhile
+		loop.shut()
 	}
 	ok, show := loop.begin()
 	if !ok { // quitting before the window was ever opened
@@ -123,7 +133,7 @@ func Run(ctx context.Context, p paths.Paths, background bool, version string, lo
 		return nil
 	}
 	if show {
-		win.Show() // on the main goroutine before Run, as Fyne allows
+		acts.win.Show() // on the main goroutine before Run, as Fyne allows
 	}
 	pub.flush()
 	a.Run()

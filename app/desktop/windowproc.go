@@ -1,0 +1,126 @@
+//go:build !nogui
+
+package desktop
+
+import (
+	"errors"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/app"
+
+	"github.com/routinely/routinely/app/desktop/bridge"
+	_ "github.com/routinely/routinely/app/desktop/locale" // before Fyne reads the locale
+	"github.com/routinely/routinely/app/ui"
+)
+
+// RunWindowProcess hosts the app's window when this process is a window process (the app's
+// binary re-executed by bridge.Spawner with bridge.EnvWindowProcess=1). It reports false at
+// once otherwise. As a window process it shows the window, applies each state the app sends,
+// sends the person's actions to the app, and returns exit code 0 once the window is closed,
+// the app asks it to close, or the connection to the app ends (the app died: no window
+// outlives it); 1 when the connection cannot be set up.
+//
+// Fyne's loop (60 Hz) and the window's OpenGL context cannot be stopped or restarted within a
+// process, so the window lives in a process of its own that exits with it: once it is closed,
+// the app is back to its tray-only footprint.
+func RunWindowProcess() (code int, ok bool) {
+	if !bridge.IsWindowProcess() {
+		return 0, false
+	}
+	_ = os.Unsetenv(bridge.EnvWindowProcess) // not for anything this process starts
+	logger := slog.Default().With("process", "window", "pid", os.Getpid())
+	conn, err := bridge.ChildConn()
+	if err != nil {
+		logger.Error("cannot reach the app", "err", err)
+		return 1, true
+	}
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(50) // as the app's: less resident memory for a little GC work
+	}
+
+	a := app.NewWithID(appID)
+	a.SetIcon(ui.AppIcon)
+	win := a.NewWindow("Routinely")
+	win.Resize(fyne.NewSize(1000, 640))
+	quit := func() {
+		// Fyne v2.7.1 can fail to return from Run at Quit (see toolkitGrace): this process
+		// holds nothing to clean up, so it then exits by itself.
+		time.AfterFunc(toolkitGrace, func() { os.Exit(0) })
+		a.Quit()
+	}
+	// Closing the window ends this process (and with it Fyne's loop and the GL context).
+	win.SetCloseIntercept(quit)
+
+	var pres *ui.Presenter
+	client := bridge.NewClient(conn, func(err error) { uiDo(func() { pres.View.ShowError(err) }) })
+	acts := &windowActions{Client: client, raise: func() { uiDo(func() { raise(win) }) }}
+	pres = ui.NewPresenter(win, acts)
+	win.SetMainMenu(ui.NewMainMenu(acts))
+
+	go followApp(client, pres, win, quit, logger)
+	win.Show()
+	a.Run()
+	_ = client.Close()
+	return 0, true
+}
+
+// followApp applies the app's news to the window until the app closes it or the connection
+// ends, then quits. Each update is applied before the next is asked for, so a busy window
+// never queues states: the app keeps only the newest for it.
+func followApp(c *bridge.Client, pres *ui.Presenter, win fyne.Window, quit func(), logger *slog.Logger) {
+	var cur bridge.Cursor
+	for {
+		u, err := c.Next(cur)
+		if err != nil {
+			if !errors.Is(err, bridge.ErrDisconnected) {
+				logger.Warn("window process: reading the app's state", "err", err)
+			}
+			logger.Info("the app has gone: closing the window")
+			uiDo(quit)
+			return
+		}
+		cur = u.Cursor
+		if u.Closed {
+			uiDo(quit)
+			return
+		}
+		uiDoAndWait(func() {
+			pres.Apply(u.State)
+			if u.Error != "" {
+				pres.View.ShowError(errors.New(u.Error))
+			}
+			if u.Raise {
+				raise(win)
+			}
+		})
+	}
+}
+
+// uiDoAndWait is fyne.DoAndWait that swallows the panic of a call racing the loop's end, as
+// uiDo does: the window is going away then, and so is this process.
+func uiDoAndWait(f func()) {
+	defer func() { _ = recover() }()
+	fyne.DoAndWait(f)
+}
+
+// raise shows win and asks for the focus; call it on the UI goroutine.
+func raise(win fyne.Window) {
+	win.Show()
+	win.RequestFocus()
+}
+
+// windowActions are the window's actions in a window process: the app's, over the bridge,
+// and ShowWindow, which raises this process's own window.
+type windowActions struct {
+	*bridge.Client
+	raise func()
+}
+
+// ShowWindow raises the window.
+func (w *windowActions) ShowWindow() { w.raise() }
+
+var _ ui.Actions = (*windowActions)(nil)
