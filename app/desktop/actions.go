@@ -30,15 +30,15 @@ type actions struct {
 	win     fyne.Window
 	// windowError shows a failed tray action in the window, if one is open.
 	windowError func(error)
-	p       paths.Paths
-	logger  *slog.Logger
-	pub     *publisher
-	loop    *uiLoop
-	stop    context.CancelFunc
-	done    <-chan struct{} // closed when the session has drained and released
-	runDone <-chan struct{} // closed when Fyne's Run has returned
-	exit    func(code int)
-	quit    sync.Once
+	p           paths.Paths
+	logger      *slog.Logger
+	pub         *publisher
+	loop        *uiLoop
+	stop        context.CancelFunc
+	done        <-chan struct{} // closed when the session has drained and released
+	runDone     <-chan struct{} // closed when Fyne's Run has returned
+	exit        func(code int)
+	quit        sync.Once
 }
 
 // ShowWindow brings the window up and focuses it. It is the one way the window is opened (the
