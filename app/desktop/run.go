@@ -121,7 +121,10 @@ func Run(ctx context.Context, p paths.Paths, background bool, version string, lo
 	}()
 
 	if windowInChild {
-		<-sessDone // Quit, a signal or a failure; the window process has been ended meanwhile
+		<-sessDone // Quit, a signal or a failure
+		// The shutdown told the window process to close; wait until it has (or kill it after
+		// windowGrace), so that the app never exits before its window.
+		acts.spawner.Stop(windowGrace)
 		loop.shut()
 	}
 	ok, show := loop.begin()

@@ -42,7 +42,7 @@ func RunWindowProcess() (code int, ok bool) {
 		debug.SetGCPercent(50) // as the app's: less resident memory for a little GC work
 	}
 
-	a := app.NewWithID(appID)
+	a := app.NewWithID(windowAppID)
 	a.SetIcon(ui.AppIcon)
 	win := a.NewWindow("Routinely")
 	win.Resize(fyne.NewSize(1000, 640))
@@ -67,6 +67,12 @@ func RunWindowProcess() (code int, ok bool) {
 	_ = client.Close()
 	return 0, true
 }
+
+// windowAppID is the window process's Fyne app id. It is not the app's own: Fyne rewrites its
+// preferences file in place when its loop stops, and the app, which watches its own file,
+// would read it half-written ("Preferences load error: EOF"). Neither process keeps anything
+// in Fyne's preferences.
+const windowAppID = appID + ".window"
 
 // followApp applies the app's news to the window until the app closes it or the connection
 // ends, then quits. Each update is applied before the next is asked for, so a busy window

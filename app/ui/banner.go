@@ -18,6 +18,7 @@ type WedgeBanner struct {
 	widget.BaseWidget
 	body *widget.RichText
 	box  *fyne.Container
+	text string // shown now: the state arrives every second, the text rarely changes
 }
 
 // NewWedgeBanner builds a hidden banner.
@@ -43,11 +44,14 @@ func (b *WedgeBanner) Update(s session.State) {
 		}
 		return
 	}
-	b.body.Segments = []widget.RichTextSegment{&widget.TextSegment{
-		Text:  text,
-		Style: widget.RichTextStyle{ColorName: theme.ColorNameForegroundOnError, TextStyle: fyne.TextStyle{Bold: true}},
-	}}
-	b.body.Refresh()
+	if text != b.text {
+		b.text = text
+		b.body.Segments = []widget.RichTextSegment{&widget.TextSegment{
+			Text:  text,
+			Style: widget.RichTextStyle{ColorName: theme.ColorNameForegroundOnError, TextStyle: fyne.TextStyle{Bold: true}},
+		}}
+		b.body.Refresh()
+	}
 	if !b.Visible() {
 		b.Show()
 	}

@@ -135,7 +135,8 @@ func (s *Spawner) serve(c *child) {
 const exitGrace = 2 * time.Second
 
 // Stop ends the window for good (the app is quitting): it tells the window process to close
-// (Feed.Close), waits up to grace for it to exit, then kills it. Later Shows return ErrShut.
+// (Feed.Close), waits up to grace for it to exit, then kills it. Later Shows return ErrShut; a
+// later Stop waits for the same process.
 func (s *Spawner) Stop(grace time.Duration) {
 	s.mu.Lock()
 	s.shut = true
