@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
@@ -19,10 +18,11 @@ import (
 
 // RunWindowProcess hosts the app's window when this process is a window process (the app's
 // binary re-executed by bridge.Spawner with bridge.EnvWindowProcess=1). It reports false at
-// once otherwise. As a window process it shows the window, applies each state the app sends,
-// sends the person's actions to the app, and returns exit code 0 once the window is closed,
-// the app asks it to close, or the connection to the app ends (the app died: no window
-// outlives it); 1 when the connection cannot be set up.
+// once otherwise. As a window process it shows the window, applies each state the app sends
+// and sends the person's actions to the app. It exits the process with code 0 as soon as the
+// window is closed, the app asks it to close, or the connection to the app ends (the app died:
+// no window outlives it); it returns 0 if Fyne ends its loop by itself (SIGINT, SIGTERM), and 1
+// when the connection cannot be set up.
 //
 // Fyne's loop (60 Hz) and the window's OpenGL context cannot be stopped or restarted within a
 // process, so the window lives in a process of its own that exits with it: once it is closed,
@@ -46,14 +46,15 @@ func RunWindowProcess() (code int, ok bool) {
 	a.SetIcon(ui.AppIcon)
 	win := a.NewWindow("Routinely")
 	win.Resize(fyne.NewSize(1000, 640))
-	quit := func() {
-		// Fyne v2.7.1 can fail to return from Run at Quit (see toolkitGrace): this process
-		// holds nothing to clean up, so it then exits by itself.
-		time.AfterFunc(toolkitGrace, func() { os.Exit(0) })
-		a.Quit()
+	// This process holds nothing to save or release, so it ends by exiting at once: Fyne's own
+	// shutdown would only rewrite its preferences file in place (which another window process
+	// may be reading) and can fail to return from Run (see toolkitGrace).
+	exit := func(why string) {
+		logger.Info("window process exits", "reason", why)
+		os.Exit(0)
 	}
-	// Closing the window ends this process (and with it Fyne's loop and the GL context).
-	win.SetCloseIntercept(quit)
+	// Closing the window ends this process, and with it Fyne's loop and the GL context.
+	win.SetCloseIntercept(func() { exit("the window was closed") })
 
 	var pres *ui.Presenter
 	client := bridge.NewClient(conn, func(err error) { uiDo(func() { pres.View.ShowError(err) }) })
@@ -61,23 +62,23 @@ func RunWindowProcess() (code int, ok bool) {
 	pres = ui.NewPresenter(win, acts)
 	win.SetMainMenu(ui.NewMainMenu(acts))
 
-	go followApp(client, pres, win, quit, logger)
+	go followApp(client, pres, win, exit, logger)
 	win.Show()
-	a.Run()
+	a.Run() // returns only if Fyne ends its loop by itself (SIGINT, SIGTERM)
 	_ = client.Close()
 	return 0, true
 }
 
-// windowAppID is the window process's Fyne app id. It is not the app's own: Fyne rewrites its
-// preferences file in place when its loop stops, and the app, which watches its own file,
-// would read it half-written ("Preferences load error: EOF"). Neither process keeps anything
-// in Fyne's preferences.
+// windowAppID is the window process's Fyne app id. It is not the app's own: Fyne watches its
+// preferences file and rewrites it in place when its loop stops, and two processes sharing one
+// would read each other's half-written file ("Preferences load error: EOF"). Neither process
+// keeps anything in Fyne's preferences.
 const windowAppID = appID + ".window"
 
 // followApp applies the app's news to the window until the app closes it or the connection
-// ends, then quits. Each update is applied before the next is asked for, so a busy window
+// ends, then exits. Each update is applied before the next is asked for, so a busy window
 // never queues states: the app keeps only the newest for it.
-func followApp(c *bridge.Client, pres *ui.Presenter, win fyne.Window, quit func(), logger *slog.Logger) {
+func followApp(c *bridge.Client, pres *ui.Presenter, win fyne.Window, exit func(why string), logger *slog.Logger) {
 	var cur bridge.Cursor
 	for {
 		u, err := c.Next(cur)
@@ -85,13 +86,12 @@ func followApp(c *bridge.Client, pres *ui.Presenter, win fyne.Window, quit func(
 			if !errors.Is(err, bridge.ErrDisconnected) {
 				logger.Warn("window process: reading the app's state", "err", err)
 			}
-			logger.Info("the app has gone: closing the window")
-			uiDo(quit)
+			exit("the app has gone")
 			return
 		}
 		cur = u.Cursor
 		if u.Closed {
-			uiDo(quit)
+			exit("the app is quitting")
 			return
 		}
 		uiDoAndWait(func() {
