@@ -87,12 +87,14 @@ func (f *Feed) Publish(st session.State) {
 	f.wake()
 }
 
-// Raise asks the window, if one is connected, to come to the front.
-func (f *Feed) Raise() {
+// Raise asks the window, if one is connected, to come to the front, and returns the request's
+// sequence number: a window has handled it once its Cursor.Raise reaches that number.
+func (f *Feed) Raise() uint64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.seen.Raise++
 	f.wake()
+	return f.seen.Raise
 }
 
 // ShowError sends err's text to the window (nil does nothing).

@@ -13,10 +13,14 @@ import (
 // Serve answers one window process's calls on conn with acts and feed until the connection
 // ends (the child exited or closed its end), then closes conn and returns. Every call runs on
 // its own goroutine, so acts must be safe for concurrent use.
-func Serve(conn io.ReadWriteCloser, acts Actions, feed *Feed) {
+func Serve(conn io.ReadWriteCloser, acts Actions, feed *Feed) { serve(conn, acts, feed, nil) }
+
+// serve is Serve; seen (may be nil) receives the Cursor of each Next call: what the window has
+// applied so far (it asks for the next update only once it has applied the last).
+func serve(conn io.ReadWriteCloser, acts Actions, feed *Feed, seen func(Cursor)) {
 	done := make(chan struct{})
 	srv := rpc.NewServer()
-	if err := srv.RegisterName(serviceName, &Service{acts: acts, feed: feed, done: done}); err != nil {
+	if err := srv.RegisterName(serviceName, &Service{acts: acts, feed: feed, done: done, seen: seen}); err != nil {
 		panic(fmt.Sprintf("bridge: register the rpc service: %v", err)) // a programming error
 	}
 	// net/rpc waits for the calls in flight before ServeConn returns, and a Next call waits
@@ -47,6 +51,7 @@ type Service struct {
 	acts Actions
 	feed *Feed
 	done <-chan struct{}
+	seen func(Cursor) // may be nil
 }
 
 // Empty is the argument or reply of a call that has none.
@@ -55,6 +60,9 @@ type Empty struct{}
 // Next waits until the feed holds something the caller (at cursor c) has not seen, and
 // returns it; see Feed.
 func (s *Service) Next(c Cursor, u *Update) error {
+	if s.seen != nil {
+		s.seen(c)
+	}
 	var err error
 	*u, err = s.feed.next(c, s.done)
 	return err

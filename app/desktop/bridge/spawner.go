@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -31,6 +32,9 @@ type Spawner struct {
 	Acts    Actions // what the window's actions call
 	Feed    *Feed   // what the window is sent; Stop closes it
 	Logger  *slog.Logger
+	// AnswerWait is how long a running window process gets to handle a raise before it is
+	// taken for frozen (SIGSTOP, a hung toolkit), killed and replaced; 0 means 5 s.
+	AnswerWait time.Duration
 
 	mu    sync.Mutex
 	child *child
@@ -42,10 +46,13 @@ type child struct {
 	cmd    *exec.Cmd
 	conn   *Conn
 	exited chan struct{} // closed once the process has been waited for
+	raised atomic.Uint64 // the highest raise the window has handled (Cursor.Raise)
 }
 
 // Show brings the window up: it raises the running window process's window, or starts a new
-// window process. It returns ErrShut after Stop, or the error starting the process.
+// window process. A running one that has not handled the raise within AnswerWait is frozen: it
+// is killed and a new one started, so the person's next Open always gets a window. It returns
+// ErrShut after Stop, or the error starting the process.
 func (s *Spawner) Show() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -53,7 +60,7 @@ func (s *Spawner) Show() error {
 		return ErrShut
 	}
 	if s.child != nil {
-		s.Feed.Raise()
+		go s.expectAnswer(s.child, s.Feed.Raise())
 		return nil
 	}
 	c, err := s.start()
@@ -63,6 +70,30 @@ func (s *Spawner) Show() error {
 	s.child = c
 	go s.serve(c)
 	return nil
+}
+
+// expectAnswer replaces c if it has not handled raise number seq within AnswerWait.
+func (s *Spawner) expectAnswer(c *child, seq uint64) {
+	wait := s.AnswerWait
+	if wait <= 0 {
+		wait = 5 * time.Second
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-c.exited:
+		return
+	case <-t.C:
+	}
+	if c.raised.Load() >= seq {
+		return
+	}
+	s.logger().Warn("the window process does not answer; replacing it", "pid", c.cmd.Process.Pid, "waited", wait)
+	_ = c.cmd.Process.Kill()
+	<-c.exited // serve has forgotten it
+	if err := s.Show(); err != nil && !errors.Is(err, ErrShut) {
+		s.logger().Error("cannot open the window", "err", err)
+	}
 }
 
 // PID returns the running window process's pid, 0 when none runs.
@@ -106,7 +137,7 @@ func (s *Spawner) start() (*child, error) {
 
 // serve answers c's calls until it disconnects, then makes sure it has ended and forgets it.
 func (s *Spawner) serve(c *child) {
-	Serve(c.conn, s.Acts, s.Feed)
+	serve(c.conn, s.Acts, s.Feed, func(cur Cursor) { storeMax(&c.raised, cur.Raise) })
 	s.mu.Lock()
 	if s.child == c {
 		s.child = nil
@@ -163,4 +194,13 @@ func (s *Spawner) logger() *slog.Logger {
 		return slog.Default()
 	}
 	return s.Logger
+}
+
+// storeMax sets a to v if v is larger.
+func storeMax(a *atomic.Uint64, v uint64) {
+	for old := a.Load(); v > old; old = a.Load() {
+		if a.CompareAndSwap(old, v) {
+			return
+		}
+	}
 }

@@ -251,3 +251,39 @@ func TestWindowProcessEndsWithTheApp(t *testing.T) {
 	_ = app.Wait()
 	waitGone(t, pid, 10*time.Second, "after the app was SIGKILLed, its window process")
 }
+
+// TestFrozenWindowProcessIsReplaced: a window process that does not handle a raise in time
+// (SIGSTOPped here; a hung toolkit alike) is killed and replaced, so Open still brings a window.
+func TestFrozenWindowProcessIsReplaced(t *testing.T) {
+	s, rec := newSpawner(t, "")
+	s.AnswerWait = time.Second
+	if err := s.Show(); err != nil {
+		t.Fatal(err)
+	}
+	frozen := s.PID()
+	rec.waitFor(t, "RunNow", "hello "+strconv.Itoa(frozen))
+	if err := s.Show(); err != nil { // a raise it answers: kept
+		t.Fatal(err)
+	}
+	rec.waitFor(t, "RunNow", "raised "+strconv.Itoa(frozen))
+	time.Sleep(2 * s.AnswerWait)
+	if s.PID() != frozen {
+		t.Fatalf("a window process that answered its raise was replaced (%d → %d)", frozen, s.PID())
+	}
+	if err := syscall.Kill(frozen, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(frozen, syscall.SIGCONT)
+	if err := s.Show(); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, frozen, 20*time.Second, "the frozen window process")
+	deadline := time.Now().Add(20 * time.Second)
+	for s.PID() == 0 || s.PID() == frozen {
+		if time.Now().After(deadline) {
+			t.Fatal("no new window process 20 s after the frozen one was ended")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	rec.waitFor(t, "RunNow", "hello "+strconv.Itoa(s.PID()))
+}
