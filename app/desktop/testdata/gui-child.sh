@@ -1,7 +1,7 @@
 # Sourced by gui-test.sh (it uses that script's helpers, BIN, OUT, HOME_DIR and pids): the
 # window lives in a window process of its own, which exits when the window is closed; killing
-# it never stops the owner; a second Open raises it; it never outlives the app; Quit and SIGTERM
-# end it with the app.
+# it never stops the owner; a second Open raises it, or replaces it if it is frozen; it never
+# outlives the app; Quit and SIGTERM end it with the app.
 CHILD_HOME=$(mktemp -d "$OUT/child-home.XXXXXX"); chmod 700 "$CHILD_HOME"
 cp "$HOME_DIR/routines.toml" "$CHILD_HOME/"   # "tick" runs every 2 s
 cc -o "$OUT/wmclose" "$(dirname "${BASH_SOURCE[0]}")/wmclose.c" -lX11 || fail "cannot build wmclose.c (needs libx11-dev)"
@@ -67,6 +67,17 @@ wait_for 5 has_label "Owner: this app" || fail "tray status line after the windo
 click_until 10 "Open Routinely" capp_window || fail "the tray's Open did not bring a window back after the window process was killed"
 WP3=$(window_proc "$CAPP")
 pass "SIGKILL of window process $WP2: the app owns and runs on, Open started window process $WP3"
+
+# 9d'. A frozen window process (SIGSTOP: as a hung toolkit) does not answer the next Open's raise
+#      within 5 s: the app kills it and opens a new one.
+kill -STOP "$WP3"
+click "Open Routinely"
+wait_for 15 gone "$WP3" || fail "the frozen window process $WP3 was not ended after an Open it did not answer"
+wait_for 15 capp_window || fail "no new window after the frozen window process was ended"
+[ "$(window_proc "$CAPP")" != "$WP3" ] || fail "the frozen window process is still the app's window process"
+WP3=$(window_proc "$CAPP")
+grep -q 'the window process does not answer; replacing it' "$OUT/child-app.log" || fail "the app did not log why it replaced the window process"
+pass "a frozen window process was replaced by the next Open (window process $WP3)"
 
 # 9e. SIGKILL of the app: its window process sees the end of its pipe and exits (no orphan window).
 kill -9 "$CAPP"; wait "$CAPP" 2>/dev/null || true
