@@ -80,9 +80,7 @@ func Run(ctx context.Context, p paths.Paths, background bool, version string, lo
 		pub.window = pres.Apply
 	}
 
-	// A left click shows the window; the end of the desktop session (Windows logout, which
-	// waits for the tray's answer) quits and drains.
-	tr := newTrayHost(a, acts.win, acts.ShowWindow, func() { acts.Quit(); <-sessDone })
+	tr := newTrayHost(a, acts.win, acts.ShowWindow) // a left click shows the window
 	defer tr.Stop()
 	trayPres := ui.NewTrayPresenter(tr, acts, notify, func(err error) {
 		logger.Warn("tray action failed", "err", err)

@@ -1,8 +1,7 @@
-//go:build (linux || freebsd || openbsd || netbsd || windows) && !nogui
+//go:build (linux || freebsd || openbsd || netbsd) && !nogui
 
-// Package tray shows the app's tray item and its menu through fyne.io/systray (a StatusNotifierItem
-// on Linux/BSD, a notification-area icon on Windows), without Fyne's driver, so no GL window and
-// no UI loop exist in the app (its window lives in a window process). It decides
+// Package tray shows the app's StatusNotifierItem and its menu on Linux/BSD through fyne.io/systray,
+// without Fyne's driver, so no GL window exists before the app's window is first shown. It decides
 // how a new menu reaches D-Bus: the existing items updated in place, or rebuilt when
 // traymenu.Compare finds the menu reshaped.
 package tray
@@ -14,6 +13,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/systray"
+	"github.com/godbus/dbus/v5"
 
 	"github.com/routinely/routinely/app/desktop/traymenu"
 )
@@ -28,7 +28,7 @@ var created atomic.Bool
 
 // Tray is the process's one system tray item (fyne.io/systray is a process-wide singleton).
 type Tray struct {
-	start, end func() // from register: systray's start and end
+	start, end func() // from systray.RunWithExternalLoop
 
 	// mu serialises Start, Stop, SetIcon and Show: systray's menu calls are not safe to
 	// interleave (its Linux code reads and grows the layout tree in separate steps).
@@ -55,15 +55,13 @@ type node struct {
 	children []*node
 }
 
-// New registers the tray with fyne.io/systray and returns it; onTapped (may be nil) runs on a left
-// click of the icon, on the tray's action goroutine like menu actions. onSessionEnd (may be nil)
-// runs when the system ends the session (Windows: WM_ENDSESSION at logout) on the tray's event
-// loop, which the system waits for: it should quit and drain before it returns. It shows
-// nothing until Start. Call it once per process: a second call panics.
+// New registers the tray with fyne.io/systray (systray.RunWithExternalLoop) and returns it;
+// onTapped (may be nil) runs on a left click of the icon, on the tray's action goroutine like menu
+// actions. It shows nothing until Start. Call it once per process: a second call panics.
 //
 // title names the item for the desktop (the StatusNotifierItem Id and Title; some hosts misbehave
 // without one, as Fyne notes).
-func New(title string, onTapped, onSessionEnd func()) *Tray {
+func New(title string, onTapped func()) *Tray {
 	if !created.CompareAndSwap(false, true) {
 		panic("tray.New called twice: fyne.io/systray supports one tray per process")
 	}
@@ -78,7 +76,7 @@ func New(title string, onTapped, onSessionEnd func()) *Tray {
 		systray.SetOnTapped(func() { t.dispatch(onTapped) })
 	}
 	systray.SetTitle(title)
-	t.start, t.end = register(onSessionEnd)
+	t.start, t.end = systray.RunWithExternalLoop(nil, nil)
 	return t
 }
 
@@ -329,4 +327,12 @@ func (t *Tray) runActions() {
 			return
 		}
 	}
+}
+
+// canStart reports whether systray can export the item: its start function only logs a failed
+// session-bus connection, and its end function then dereferences the missing connection.
+// systray uses the same shared dbus.SessionBus connection, which this call opens and caches.
+func canStart() error {
+	_, err := dbus.SessionBus()
+	return err
 }

@@ -50,7 +50,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
-	tr = New(testTitle, func() { tapped <- struct{}{} }, nil)
+	tr = New(testTitle, func() { tapped <- struct{}{} })
 	removedItem = systray.AddMenuItem("removed", "")
 	removedItem.Remove()
 
