@@ -8,12 +8,12 @@ import (
 	"fyne.io/fyne/v2"
 )
 
-// uiLoop tracks Fyne's event loop in this process, where the window lives in it (macOS: see
-// windowInChild). Fyne ticks at 60 Hz on the main OS thread for as long as its loop runs, and the
-// window's OpenGL context loads Mesa; the loop cannot be restarted once it has ended. Where the
-// window lives in a window process, this process never starts the loop: it stays idle until
-// Run marks it ended. Functions for the UI goroutine are dropped while idle; the window asked for
-// before the loop starts is shown when it does.
+// uiLoop tracks Fyne's event loop in this process, where the window lives in it (macOS and
+// Windows: see windowInChild). Fyne ticks at 60 Hz on the main OS thread for as long as its loop
+// runs, and the window's OpenGL context loads Mesa; the loop cannot be restarted once it has
+// ended. Where the window lives in a window process, this process never starts the loop: it
+// stays idle until Run marks it ended. Functions for the UI goroutine are dropped while idle;
+// the window asked for before the loop starts is shown when it does.
 type uiLoop struct {
 	mu       sync.Mutex
 	state    loopState
