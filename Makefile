@@ -5,6 +5,9 @@ BIN := build/routinely
 BIN_NOGUI := build/routinely-nogui
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/routinely/routinely/app/cli.Version=$(VERSION)
+# The desktop build turns Fyne's animations off: a focused entry's blinking cursor alone costs a
+# few % of a core while the window is shown (app/desktop/testdata/footprint.sh).
+GUI_TAGS := no_animations
 EXAMPLE_HOME ?= $(CURDIR)/build/example-home
 TORTURE_DURATION ?= 120s
 # What the cgo desktop build needs, and what the tests add (Xvfb, D-Bus, a tray watcher, …).
@@ -37,7 +40,7 @@ ensure-test-deps:
 	@bash tools/ensure-deps.sh $(APT_PACKAGES)
 
 build: ensure-build-deps ## desktop + CLI binary (cgo, needs the GL/X11 headers)
-	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) .
+	$(GO) build -tags '$(GUI_TAGS)' -ldflags '$(LDFLAGS)' -o $(BIN) .
 
 build-nogui: ## CLI-only binary, no cgo
 	CGO_ENABLED=0 $(GO) build -tags nogui -ldflags '$(LDFLAGS)' -o $(BIN_NOGUI) .
@@ -75,13 +78,13 @@ bench: build-nogui ## benchmarks; prints the README performance table
 	$(GO) run ./internal/bench -bin ./$(BIN_NOGUI) -readme README.md
 
 FOOTPRINT_SECONDS ?= 300
-footprint: build ## desktop RSS/CPU under Xvfb: tray idle, window shown, bare-Fyne baseline (in parallel)
+footprint: build ## desktop RSS/CPU under Xvfb: tray idle, window shown (app + window process), after closing it, bare-Fyne baseline (in parallel)
 	$(GO) build -o build/fyneidle ./internal/bench/fyneidle
-	bash app/desktop/testdata/footprint.sh ./$(BIN) $(FOOTPRINT_SECONDS) --background >build/footprint-idle.txt 2>&1 & a=$$!; \
-	bash app/desktop/testdata/footprint.sh ./$(BIN) $(FOOTPRINT_SECONDS) >build/footprint-shown.txt 2>&1 & b=$$!; \
-	bash app/desktop/testdata/footprint.sh ./build/fyneidle $(FOOTPRINT_SECONDS) >build/footprint-fyne.txt 2>&1 & c=$$!; \
-	rc=0; wait $$a || rc=1; wait $$b || rc=1; wait $$c || rc=1; \
-	for f in idle shown fyne; do echo "== $$f"; grep -E '^(RSS|CPU)' build/footprint-$$f.txt; done; exit $$rc
+	rc=0; ps=(); for st in idle shown closed; do \
+		bash app/desktop/testdata/footprint.sh ./$(BIN) $(FOOTPRINT_SECONDS) $$st >build/footprint-$$st.txt 2>&1 & ps+=($$!); done; \
+	bash app/desktop/testdata/footprint.sh ./build/fyneidle $(FOOTPRINT_SECONDS) baseline >build/footprint-baseline.txt 2>&1 & ps+=($$!); \
+	for p in "$${ps[@]}"; do wait $$p || rc=1; done; \
+	for f in idle shown closed baseline; do echo "== $$f"; grep -E '^(RSS|CPU|5s after)' build/footprint-$$f.txt || tail -n 5 build/footprint-$$f.txt; done; exit $$rc
 
 torture: build-nogui ## chaos test against the real binary (TORTURE_DURATION=120s)
 	ROUTINELY_BIN=$(CURDIR)/$(BIN_NOGUI) ROUTINELY_TORTURE_DURATION=$(TORTURE_DURATION) \
@@ -103,7 +106,7 @@ package: ## Linux release tar.xz via fyne package (binary, .desktop entry, icon)
 	mkdir -p build && cp FyneApp.toml build/FyneApp.toml.keep
 	trap 'mv -f build/FyneApp.toml.keep FyneApp.toml; rm -f fyne_metadata_init.go' EXIT; trap 'exit 130' INT TERM HUP; \
 		GOFLAGS='-ldflags=-X=github.com/routinely/routinely/app/cli.Version=$(VERSION)' \
-		$$($(GO) env GOPATH)/bin/fyne package -os linux -release
+		$$($(GO) env GOPATH)/bin/fyne package -os linux -release -tags '$(GUI_TAGS)'
 	mv -f Routinely.tar.xz build/
 	@tar -tJf build/Routinely.tar.xz | grep -qE 'bin/routinely$$' && \
 		tar -tJf build/Routinely.tar.xz | grep -qE 'applications/io\.routinely\.app\.desktop$$' && \
@@ -112,7 +115,7 @@ package: ## Linux release tar.xz via fyne package (binary, .desktop entry, icon)
 	@echo "built build/Routinely.tar.xz"
 
 windows: ## cross-build routinely.exe (needs `make deps-windows`)
-	GOOS=windows CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc $(GO) build -ldflags '$(LDFLAGS) -H windowsgui' -o build/routinely.exe .
+	GOOS=windows CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc $(GO) build -tags '$(GUI_TAGS)' -ldflags '$(LDFLAGS) -H windowsgui' -o build/routinely.exe .
 
 clean: ## remove build outputs
 	rm -rf build

@@ -10,6 +10,10 @@ import (
 )
 
 func main() {
+	// The desktop app re-executes this binary to host its window (app/desktop/bridge).
+	if code, ok := windowProcess(); ok {
+		os.Exit(code)
+	}
 	args := os.Args[1:]
 	if !cli.WantsDesktop(args) {
 		// A GUI-subsystem Windows build has no console of its own: print where the command was typed.

@@ -15,6 +15,7 @@ import (
 
 	"fyne.io/fyne/v2"
 
+	"github.com/routinely/routinely/app/desktop/bridge"
 	"github.com/routinely/routinely/app/desktop/session"
 	"github.com/routinely/routinely/app/paths"
 )
@@ -22,22 +23,36 @@ import (
 // actions adds the window-side actions (show, open the config, quit) to the session's.
 type actions struct {
 	*session.Session
-	app     fyne.App
+	app fyne.App
+	// The window is either in a window process (spawner set: windowInChild) or in this process
+	// (win set, shown through Fyne's loop here).
+	spawner *bridge.Spawner
 	win     fyne.Window
-	p       paths.Paths
-	logger  *slog.Logger
-	pub     *publisher
-	loop    *uiLoop
-	stop    context.CancelFunc
-	done    <-chan struct{} // closed when the session has drained and released
-	runDone <-chan struct{} // closed when Fyne's Run has returned
-	exit    func(code int)
-	quit    sync.Once
+	// windowError shows a failed tray action in the window, if one is open.
+	windowError func(error)
+	p           paths.Paths
+	logger      *slog.Logger
+	pub         *publisher
+	loop        *uiLoop
+	stop        context.CancelFunc
+	done        <-chan struct{} // closed when the session has drained and released
+	runDone     <-chan struct{} // closed when Fyne's Run has returned
+	exit        func(code int)
+	quit        sync.Once
 }
 
-// ShowWindow brings the window up and focuses it, starting Fyne's loop if it has not run yet.
-// Any goroutine may call it (tray clicks arrive on the tray's own).
+// ShowWindow brings the window up and focuses it. It is the one way the window is opened (the
+// tray's Open, a click on the icon, a takeover request, a start without --background): it
+// starts a window process, or raises the window of the one that runs; in-process, it starts
+// Fyne's loop if it has not run yet. Any goroutine may call it (tray clicks arrive on the
+// tray's own).
 func (a *actions) ShowWindow() {
+	if a.spawner != nil {
+		if err := a.spawner.Show(); err != nil && !errors.Is(err, bridge.ErrShut) {
+			a.logger.Error("cannot open the window", "err", err)
+		}
+		return
+	}
 	a.loop.show(func() {
 		a.win.Show()
 		a.win.RequestFocus()
@@ -63,6 +78,9 @@ func (a *actions) OpenConfig() error {
 	return nil
 }
 
+// windowGrace is how long a window process gets to close its window at Quit before it is killed.
+const windowGrace = 2 * time.Second
+
 // Quit stops the scheduler, waits for in-flight runs, releases ownership, then ends the app.
 // The tray stays up meanwhile (its status line says it is finishing runs). It returns at once;
 // any goroutine may call it (the tray's Quit runs on the tray's goroutine, the window menu's on
@@ -78,7 +96,9 @@ func (a *actions) shutdown(fromUI bool) {
 		a.logger.Info("quitting: draining runs and releasing ownership")
 		a.loop.shut() // a window asked for from now on must not start Fyne's loop
 		a.Stopping()
-		if fromUI {
+		if a.spawner != nil {
+			go a.spawner.Stop(windowGrace) // the window closes now; the drain goes on meanwhile
+		} else if fromUI {
 			a.loop.do(a.win.Hide)
 		}
 		a.stop()

@@ -19,6 +19,7 @@ type publisher struct {
 	loop   *uiLoop
 	tray   func(session.State) // TrayPresenter.Apply: at once, or on the UI goroutine if trayOnUI
 	window func(session.State) // Presenter.Apply: on the UI goroutine
+	feed   func(session.State) // bridge.Feed.Publish, for a window process: at once
 	// trayOnUI sends tray updates through the UI loop with the window's, where the tray lives on
 	// that loop (macOS, Windows: see trayNeedsUILoop).
 	trayOnUI bool
@@ -35,6 +36,9 @@ type publisher struct {
 func (p *publisher) publish(st session.State) {
 	if !p.trayOnUI {
 		p.applyTray(st)
+	}
+	if p.feed != nil {
+		p.feed(st)
 	}
 
 	p.mu.Lock()

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/app"
 
 	"github.com/routinely/routinely/app/autostart"
+	"github.com/routinely/routinely/app/desktop/bridge"
 	_ "github.com/routinely/routinely/app/desktop/locale" // before Fyne reads the locale
 	"github.com/routinely/routinely/app/desktop/session"
 	"github.com/routinely/routinely/app/owning"
@@ -36,9 +37,9 @@ const appID = autostart.AppID
 const toolkitGrace = 2 * time.Second
 
 // Run starts the desktop app on profile p and blocks until it quits (it is the cli.DesktopFunc
-// main.go hands to the CLI). With background the window stays hidden, and on Linux Fyne's loop
-// does not even start, until the person opens it from the tray or a takeover request needs an
-// answer (see uiLoop).
+// main.go hands to the CLI). With background the window stays hidden until the person opens it
+// from the tray or a takeover request needs an answer. On Linux and the BSDs the window lives
+// in a window process of its own (windowInChild), so this process never runs Fyne's loop.
 func Run(ctx context.Context, p paths.Paths, background bool, version string, logger *slog.Logger) error {
 	if logger == nil {
 		logger = slog.Default()
@@ -54,9 +55,6 @@ func Run(ctx context.Context, p paths.Paths, background bool, version string, lo
 	defer inst.Close()
 	a := app.NewWithID(appID)
 	a.SetIcon(ui.AppIcon)
-	win := a.NewWindow("Routinely") // Fyne creates the OS window and its GL context on first Show
-	win.Resize(fyne.NewSize(1000, 640))
-	win.SetCloseIntercept(win.Hide) // closing hides; only Quit ends the app
 
 	sctx, stopSession := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopSession()
@@ -68,22 +66,38 @@ func Run(ctx context.Context, p paths.Paths, background bool, version string, lo
 		Paths: p, Version: version, Logger: logger, Notifier: ui.Notifier{Alerts: alerts}, Publish: pub.publish,
 	})
 	sessDone, runDone := make(chan struct{}), make(chan struct{})
-	acts := &actions{Session: sess, app: a, win: win, p: p, logger: logger, pub: pub, loop: loop,
+	acts := &actions{Session: sess, app: a, p: p, logger: logger, pub: pub, loop: loop,
 		stop: stopSession, done: sessDone, runDone: runDone, exit: os.Exit}
-	pres := ui.NewPresenter(win, acts)
-	win.SetMainMenu(ui.NewMainMenu(acts, pres.View.ShowError))
-	tr := newTrayHost(a, win, acts.ShowWindow) // a left click shows the window
+	if windowInChild {
+		// The window lives in a window process of its own, started when it is wanted and
+		// ended when it is closed (windowproc.go); this process never starts Fyne's loop.
+		feed := bridge.NewFeed()
+		acts.spawner = &bridge.Spawner{Command: windowCommand, Acts: acts, Feed: feed, Logger: logger}
+		acts.windowError = feed.ShowError
+		pub.feed = feed.Publish
+	} else {
+		win := a.NewWindow("Routinely") // Fyne creates the OS window and its GL context on first Show
+		win.Resize(fyne.NewSize(1000, 640))
+		win.SetCloseIntercept(win.Hide) // closing hides; only Quit ends the app
+		pres := ui.NewPresenter(win, acts)
+		win.SetMainMenu(ui.NewMainMenu(acts, pres.View.ShowError))
+		acts.win = win
+		acts.windowError = func(err error) { loop.do(func() { pres.View.ShowError(err) }) }
+		pub.window = pres.Apply
+	}
+
+	tr := newTrayHost(a, acts.win, acts.ShowWindow) // a left click shows the window
 	defer tr.Stop()
 	trayPres := ui.NewTrayPresenter(tr, acts, alerts, func(err error) {
 		logger.Warn("tray action failed", "err", err)
 		alerts.Send(ui.Alert{Title: "Routinely: that did not work", Body: err.Error(), Warning: true})
-		loop.do(func() { pres.View.ShowError(err) })
+		acts.windowError(err)
 	})
 	// Runs once the session has ended (its refresh loop made the last Apply): a takeover
 	// question still on screen has nobody left to answer it.
 	defer trayPres.Withdraw()
 	trayPres.OnRequest = func(ownership.Request) { acts.ShowWindow() } // the prompt is in the window
-	pub.tray, pub.window, pub.trayOnUI = trayPres.Apply, pres.Apply, trayNeedsUILoop
+	pub.tray, pub.trayOnUI = trayPres.Apply, trayNeedsUILoop
 	tr.SetIcon(ui.LookStandby.Resource())
 	tr.Start()
 	// A later launch of this profile shows the window as the tray's Open does; once the app
@@ -120,12 +134,12 @@ func Run(ctx context.Context, p paths.Paths, background bool, version string, lo
 		}
 	}()
 
-	if !trayNeedsUILoop {
-		select {
-		case <-loop.startReq: // the window is wanted: start the loop below
-		case <-sessDone: // Quit, a signal or a failure before the window was ever wanted
-			loop.shut()
-		}
+	if windowInChild {
+		<-sessDone // Quit, a signal or a failure
+		// The shutdown told the window process to close; wait until it has (or kill it after
+		// windowGrace), so that the app never exits before its window.
+		acts.spawner.Stop(windowGrace)
+		loop.shut()
 	}
 	ok, show := loop.begin()
 	if !ok { // quitting before the window was ever opened
@@ -136,7 +150,7 @@ func Run(ctx context.Context, p paths.Paths, background bool, version string, lo
 		return nil
 	}
 	if show {
-		win.Show() // on the main goroutine before Run, as Fyne allows
+		acts.win.Show() // on the main goroutine before Run, as Fyne allows
 	}
 	pub.flush()
 	a.Run()

@@ -3,6 +3,8 @@
 package desktop
 
 import (
+	"os/exec"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
 )
@@ -11,6 +13,13 @@ import (
 // loop (NSApp, the Win32 message loop), so Fyne's loop starts at once and every tray update runs
 // on it.
 const trayNeedsUILoop = true
+
+// windowInChild is false here: Fyne's loop runs in this process for the tray anyway, so the
+// window stays in it too.
+const windowInChild = false
+
+// windowCommand is not used where windowInChild is false.
+func windowCommand() *exec.Cmd { return nil }
 
 // fyneTray is Fyne's own tray, kept on macOS and Windows: the loop runs from the start there
 // anyway, and Fyne's hidden monitor window is what carries the system's quit request (logout,

@@ -8,11 +8,12 @@ import (
 	"fyne.io/fyne/v2"
 )
 
-// uiLoop tracks Fyne's event loop, which a --background app on Linux does not start until its
-// window is first wanted: Fyne ticks at 60 Hz on the main OS thread for as long as its loop runs,
-// and the window's OpenGL context loads Mesa, together about 2 % of a core and 80 MB of memory
-// for a tray icon nobody has clicked (app/desktop/testdata/footprint.sh). The tray and the notifications
-// work without the loop; only the window needs it.
+// uiLoop tracks Fyne's event loop in this process, where the window lives in it (macOS and
+// Windows: see windowInChild). Fyne ticks at 60 Hz on the main OS thread for as long as its loop
+// runs, and the window's OpenGL context loads Mesa; the loop cannot be restarted once it has
+// ended. Where the window lives in a window process, this process never starts the loop: it
+// stays idle until Run marks it ended. Functions for the UI goroutine are dropped while idle;
+// the window asked for before the loop starts is shown when it does.
 type uiLoop struct {
 	mu       sync.Mutex
 	state    loopState

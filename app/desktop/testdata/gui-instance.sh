@@ -13,7 +13,7 @@ trap 'cleanup; rm -rf "$INST_HOME" "$INST_HOME2" "$BUSLOSS_HOME"' EXIT
 
 # registered_items: how many tray items the watcher lists.
 registered_items() { sni_get RegisteredStatusNotifierItems 2>/dev/null | grep -o '":[0-9.]*' | wc -l; }
-window_of() { "${XDOTOOL[@]}" search --onlyvisible --pid "$1" --name '^Routinely$'; }
+window_of() { app_window "$1"; }   # the window is its window process's (gui-test.sh)
 no_window_of() { ! window_of "$1" >/dev/null 2>&1; }
 
 # I1. A second launch of the profile (a click on the launcher) shows the running app's window and

@@ -158,13 +158,27 @@ ICON_OWNING=$(icon_sum)
 # gl_loaded PID: the process has loaded Mesa's GLX driver (what an OpenGL window costs: ~60 MB
 # under Xvfb). The tray needs none, so a --background app must not load it before its window.
 gl_loaded() { grep -E 'libGLX_mesa|_dri\.so' "/proc/$1/maps" >/dev/null; }
+# window_proc PID: the pid of app PID's window process (a child running the same binary; the
+# window lives there, so the app itself never loads OpenGL), "" while none runs.
+window_proc() {
+	local p exe; exe=$(readlink "/proc/$1/exe" 2>/dev/null) || return 0
+	for p in $(pgrep -P "$1" || true); do
+		[ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$exe" ] && { echo "$p"; return 0; }
+	done
+	return 0
+}
+# app_window PID: the visible window of app PID (shown by its window process).
+app_window() { local w; w=$(window_proc "$1"); [ -n "$w" ] && "${XDOTOOL[@]}" search --onlyvisible --pid "$w" --name '^Routinely$'; }
 if gl_loaded "$APP"; then fail "the --background app loaded OpenGL before its window was ever opened"; fi
 pass "no OpenGL loaded while the window was never opened"
 
 # 2. --background showed no window; Open Routinely in the tray menu shows it. Screenshot.
 if notray_window >/dev/null 2>&1; then fail "--background start showed the window"; fi
 click_until 10 "Open Routinely" notray_window || fail "no window after Open Routinely"
-gl_loaded "$APP" || fail "the window is shown but Mesa is not loaded (is gl_loaded still a valid probe?)"
+WINPROC=$(window_proc "$APP")
+[ -n "$WINPROC" ] || fail "the window is shown but the app has no window process"
+gl_loaded "$WINPROC" || fail "the window is shown but Mesa is not loaded in its process (is gl_loaded still a valid probe?)"
+if gl_loaded "$APP"; then fail "the app loaded OpenGL: its window belongs in the window process"; fi
 sleep 1.5
 timeout 20 import -window root "$OUT/window.png"; pass "window shown (screenshot window.png)"
 
@@ -264,9 +278,11 @@ pass "Quit released ownership and exited 0"
 PROMPT_HOME=$(mktemp -d /tmp/routinely-prompt.XXXXXX); chmod 700 "$PROMPT_HOME"
 cp "$HOME_DIR/routines.toml" "$PROMPT_HOME/"
 ROUTINELY_HOME=$PROMPT_HOME "$BIN" --background >"$OUT/prompt-app.log" 2>&1 & APP2=$!; pids+=($APP2)
-app2_window() { "${XDOTOOL[@]}" search --onlyvisible --pid "$APP2" --name '^Routinely$'; }
+app2_window() { app_window "$APP2"; }
 ROUTINELY_HOME=$PROMPT_HOME wait_for 15 role_is desktop || fail "the second app does not own its profile"
-if app2_window >/dev/null 2>&1 || gl_loaded "$APP2"; then fail "the second --background app opened its window by itself"; fi
+if app2_window >/dev/null 2>&1 || [ -n "$(window_proc "$APP2")" ] || gl_loaded "$APP2"; then
+	fail "the second --background app opened its window by itself"
+fi
 ROUTINELY_HOME=$PROMPT_HOME "$BIN" daemon --takeover >"$OUT/prompt-daemon.log" 2>&1 & DAEMON=$!; pids+=($DAEMON)
 wait_for 5 test -s "$PROMPT_HOME/takeover.json" || fail "the daemon wrote no takeover request to the second app"
 asked_more() { [ "$(grep -c "pid $DAEMON) asks to take over your routines" "$OUT/notify.log" || true)" -gt 0 ]; }
@@ -338,7 +354,7 @@ idle_app_stopped idle-hup.log "SIGHUP"
 pass "SIGHUP to a never-opened app drained its run and exited 0"
 idle_app open-hup.log
 click "Open Routinely"
-open_window() { "${XDOTOOL[@]}" search --onlyvisible --pid "$IDLE_APP" --name '^Routinely$'; }
+open_window() { app_window "$IDLE_APP"; }
 wait_for 15 open_window || fail "the idle app's window did not open"
 kill -HUP "$IDLE_APP"
 wait_for 5 grep -q 'signal=SIGHUP' "$OUT/open-hup.log" || fail "the app with its window open did not act on SIGHUP"
@@ -349,7 +365,10 @@ rm -rf "$IDLE_HOME"
 # 9. One app per profile, the takeover notification withdrawn, SIGTERM with the bus gone.
 source "$(dirname "${BASH_SOURCE[0]}")/gui-instance.sh"
 
-# 9. The window's views and the stuck-owner button (its own profile and processes).
+# 10. The window process: closed, killed, raised.
+source "$(dirname "${BASH_SOURCE[0]}")/gui-child.sh"
+
+# 11. The window's views and the stuck-owner button (its own profile and processes).
 source "$(dirname "${BASH_SOURCE[0]}")/gui-views.sh"
 
 if grep -q "Error in Fyne call thread" "$OUT"/*.log; then

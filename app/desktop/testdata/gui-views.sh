@@ -25,7 +25,7 @@ ROUTINELY_HOME=$VIEWS_HOME "$BIN" daemon >"$OUT/views-daemon.log" 2>&1 & VDAEMON
 wait_for 15 sh -c "[ \"\$(ROUTINELY_HOME=$VIEWS_HOME timeout 10 '$BIN' status --json 2>/dev/null | grep -c '\"pid\": $VDAEMON')\" -gt 0 ]" ||
 	fail "the views daemon does not own its profile"
 ROUTINELY_HOME=$VIEWS_HOME "$BIN" >"$OUT/views-app.log" 2>&1 & VAPP=$!; pids+=($VAPP)
-views_window() { "${XDOTOOL[@]}" search --onlyvisible --pid "$VAPP" --name '^Routinely$'; }
+views_window() { app_window "$VAPP"; }   # the window is its window process's
 wait_for 20 views_window || fail "the views app showed no window"
 VWIN=$(views_window | head -1)
 # 760 x 640 at the screen's corner. Fyne sizes its window once it is shown, which may come after
