@@ -2,6 +2,7 @@ package ui
 
 import (
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
@@ -22,7 +23,7 @@ func TestWedgeBannerRefreshesOnlyOnNewText(t *testing.T) {
 	if b.body.Segments[0] != first {
 		t.Error("the banner rebuilt its text for an update that did not change it")
 	}
-	s.Owner.Diagnoses[0].Message = "owner pid 4242 is silent for longer"
+	s.Owner.Diagnoses[0].Since = s.Now.Add(-time.Minute) // the sentence now says since when
 	b.Update(s)
 	if seg, ok := b.body.Segments[0].(*widget.TextSegment); !ok || seg == first || seg.Text != BannerText(s) {
 		t.Errorf("the banner did not show its new text: %#v", b.body.Segments[0])
