@@ -50,6 +50,9 @@ type Config struct {
 	Path     string
 	Routines []*Routine
 	Problems []Problem
+	// Hub is the [hub] table: the devices this one shares its routines with. nil: none (every
+	// routine runs on this device alone), also when the table is invalid (then in Problems).
+	Hub *Hub
 }
 
 // distrust is why a routines file must not supply commands, and what fixes that.
@@ -139,8 +142,8 @@ func Parse(file string, data []byte) (*Config, error) {
 
 	keys := sortedKeys(doc)
 	for _, k := range keys {
-		if k != "defaults" && k != "routine" {
-			v.problem("", k, "unknown key %q (want [defaults] or [[routine]])", k)
+		if k != "defaults" && k != "routine" && k != "hub" {
+			v.problem("", k, "unknown key %q (want [defaults], [[routine]] or [hub])", k)
 		}
 	}
 	defaults, ok := doc["defaults"].(map[string]any)
@@ -151,6 +154,9 @@ func Parse(file string, data []byte) (*Config, error) {
 		if k == "name" || !routineKeys[k] {
 			v.problem("", "defaults."+k, "unknown key %q in [defaults]", k)
 		}
+	}
+	if _, present := doc["hub"]; present {
+		cfg.Hub = v.hub(doc["hub"])
 	}
 	list, ok := doc["routine"].([]any)
 	if _, present := doc["routine"]; present && !ok {
