@@ -100,6 +100,16 @@ func (e *Engine) hubClaim(ctx context.Context, r *config.Routine, ev slotEvent) 
 	}
 }
 
+// supersededReason is why catch-up records an older slot of r missed: superseded by a later
+// one, and, for a shared routine while the hub cannot be reached, that the hub was why it did
+// not run here.
+func (e *Engine) supersededReason(r *config.Routine) string {
+	if e.coord != nil && r.Shared && e.hubDown.Load() {
+		return "hub unreachable; superseded by a later slot"
+	}
+	return "superseded by a later slot"
+}
+
 // hubAnchors returns the every-anchor the devices share for each shared `every` routine of cfg
 // (nil without a hub; routines the hub could not answer for are left out and keep this
 // device's own anchor until they are armed again).

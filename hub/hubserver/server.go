@@ -73,6 +73,9 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if err != nil || port < 0 || port > 65535 {
 		return nil, fmt.Errorf("--listen %q: port %q is not a number from 0 to 65535", opts.Listen, portText)
 	}
+	if port == 0 {
+		port = server.RANDOM_PORT // to the NATS server, port 0 means its default, 4222
+	}
 	token, tokenFile, err := ensureStore(opts.Store)
 	if err != nil {
 		return nil, err
