@@ -609,7 +609,9 @@ func (c *Client) Publish(defs map[string]string) {
 
 // loop refreshes the liveness key every quarter of its TTL, keeps the watcher of the other
 // devices and runs going, settles the runs of devices that stopped answering, retries
-// releases, and writes hub.json.
+// releases, and writes hub.json. A device's liveness key expiring (or deleted) is acted on as
+// soon as the watcher delivers it, not at the next tick, so a dead device's run is settled
+// within the TTL of its last refresh.
 func (c *Client) loop(stop <-chan struct{}) {
 	defer close(c.done)
 	every := max(c.opts.LivenessTTL/4, 250*time.Millisecond)
@@ -617,10 +619,31 @@ func (c *Client) loop(stop <-chan struct{}) {
 	defer t.Stop()
 	for {
 		c.tick()
-		select {
-		case <-stop:
-			return
-		case <-t.C:
+		for again := false; !again; {
+			var updates <-chan jetstream.KeyValueEntry
+			c.mu.Lock()
+			if c.watcher != nil {
+				updates = c.watcher.Updates()
+			}
+			c.mu.Unlock()
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				again = true
+			case e, ok := <-updates:
+				if !ok {
+					c.mu.Lock()
+					c.rewatch = true
+					c.mu.Unlock()
+					again = true
+					break
+				}
+				c.apply(e)
+				if e != nil && strings.HasPrefix(e.Key(), "device.") && e.Operation() != jetstream.KeyValuePut {
+					again = true // a device is gone: settle its runs now
+				}
+			}
 		}
 	}
 }

@@ -40,6 +40,31 @@ func startHub(t *testing.T, dir, listen string) *hubserver.Server {
 	return s
 }
 
+// startHubB and joinB are startHub and join for benchmarks.
+func startHubB(b *testing.B) *hubserver.Server {
+	s, err := hubserver.Start(context.Background(), hubserver.Options{Listen: "127.0.0.1:0",
+		Store: filepath.Join(b.TempDir(), "hub"), Logger: slog.New(slog.NewTextHandler(discard{}, nil))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+func joinB(b *testing.B, url, token string) *hub.Client {
+	c := hub.New(hub.Options{URL: url, Token: token, Device: "bench", LivenessTTL: 5 * time.Second,
+		Logger: slog.New(slog.NewTextHandler(discard{}, nil))})
+	if err := c.Start("j-bench", 1, nil); err != nil {
+		b.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, err := c.Claim(context.Background(), "warm-up", slot0, time.Hour); err == nil {
+			return c
+		}
+	}
+	b.Fatal("the hub did not answer")
+	return nil
+}
+
 // device is one device's client on the hub, with the runs it was told to settle.
 type device struct {
 	*hub.Client
