@@ -29,7 +29,7 @@ type jsonRun struct {
 	ExitCode    *int       `json:"exit_code"`
 	Attempts    int        `json:"attempts"`
 	OutputBytes int        `json:"output_bytes"`
-	Device      string     `json:"device"` // with a hub: the device that claimed the slot; "" without
+	Device      string     `json:"device,omitempty"` // with a hub: the device that claimed the slot; absent without
 }
 
 // toJSONRun converts a journal run to its JSON shape; nil stays nil (null).
@@ -179,7 +179,7 @@ type jsonStatus struct {
 	Problems       []jsonProblem   `json:"problems"`
 	ConfigError    string          `json:"config_error"`
 	JournalError   string          `json:"journal_error"` // why the journal could not be read, if so
-	Hub            *jsonHub        `json:"hub"`           // with a [hub]: what the owner sees of it; else null
+	Hub            *jsonHub        `json:"hub,omitempty"` // with a [hub]: what the owner sees of it; absent without
 	ObservedAt     time.Time       `json:"observed_at"`
 }
 
