@@ -83,9 +83,9 @@ footprint: build ## desktop RSS/CPU under Xvfb: tray idle, window shown, bare-Fy
 	rc=0; wait $$a || rc=1; wait $$b || rc=1; wait $$c || rc=1; \
 	for f in idle shown fyne; do echo "== $$f"; grep -E '^(RSS|CPU)' build/footprint-$$f.txt; done; exit $$rc
 
-torture: build-nogui ## chaos test against the real binary (TORTURE_DURATION=120s)
+torture: build-nogui ## chaos test against the real binary (TORTURE_DURATION=120s; TORTURE_MODE=devices: 3 devices on one hub)
 	ROUTINELY_BIN=$(CURDIR)/$(BIN_NOGUI) ROUTINELY_TORTURE_DURATION=$(TORTURE_DURATION) \
-		$(GO) test -count=1 -timeout 30m -v -run '^TestTorture$$' ./internal/torture/
+		$(GO) test -count=1 -timeout 30m -v -run '^$(if $(filter devices,$(TORTURE_MODE)),TestTortureDevices,TestTorture)$$' ./internal/torture/
 
 lint: ## gofmt, go vet (default, nogui, darwin, windows), staticcheck if installed
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
