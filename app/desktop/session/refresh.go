@@ -3,6 +3,9 @@ package session
 import (
 	"context"
 	"time"
+
+	"github.com/routinely/routinely/hub"
+	"github.com/routinely/routinely/ownership"
 )
 
 // refreshLoop publishes a snapshot every tick and whenever poke asks, until ctx ends.
@@ -45,6 +48,7 @@ func (s *Session) Snapshot() State {
 	if err != nil && st.Notice == "" {
 		st.Notice = err.Error()
 	}
+	st.Hub = ownersHub(s.opts.Paths.State, status)
 	if h != nil {
 		rec := h.Record()
 		st.Self = &rec
@@ -58,4 +62,17 @@ func (s *Session) Snapshot() State {
 	s.engMu.RUnlock()
 	st.Routines, st.Problems, st.ConfigErr = s.obs.routines(now)
 	return st
+}
+
+// ownersHub returns the hub state the live owner of stateDir wrote (hub.json), nil when there
+// is no owner, no hub.json, or it is another process's.
+func ownersHub(stateDir string, owner ownership.Status) *hub.State {
+	if !owner.Held || owner.Record == nil {
+		return nil
+	}
+	hs, err := hub.ReadState(stateDir)
+	if err != nil || hs.PID != owner.Record.PID {
+		return nil
+	}
+	return &hs
 }

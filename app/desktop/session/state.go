@@ -3,6 +3,7 @@ package session
 import (
 	"time"
 
+	"github.com/routinely/routinely/hub"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
 	"github.com/routinely/routinely/scheduler/config"
@@ -36,4 +37,8 @@ type State struct {
 	Notice     string // a transient sentence for the owner panel (e.g. a failed take back)
 	Policy     ownership.Policy
 	AutoStart  bool // the login item points at this binary
+	// Hub is what the live owner sees of the hub (connected, the devices, drift), from its
+	// hub.json; nil without a [hub] or before the owner wrote it. Which device ran a run is
+	// in Routines[i].Last.Device.
+	Hub *hub.State
 }
