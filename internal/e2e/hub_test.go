@@ -249,3 +249,20 @@ timeout = "5s"
 	}
 	t.Logf("%d slots ran, %d missing (unexplained: %d)", len(ran), missing, unexplained)
 }
+
+// A [hub] that cannot be used stops the daemon (exit 78, saying what is wrong) instead of
+// running the shared routines alone, which could run them twice; so does a missing token file.
+func TestHubUnusableRefusesToRunAlone(t *testing.T) {
+	for name, hubTable := range map[string]string{
+		"invalid":       "[hub]\nurl = \"http://hub.local:4222\"\ntoken = \"x\"\n",
+		"missing token": "[hub]\nurl = \"nats://127.0.0.1:1\"\ntoken_file = \"no-such.token\"\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			home := newHome(t, hubTable+hourly)
+			_, stderr, code := run(t, home, "daemon")
+			if code != 78 || !strings.Contains(stderr, "hub") {
+				t.Fatalf("daemon with an unusable [hub]: exit %d, stderr:\n%s\nwant 78 naming the hub", code, stderr)
+			}
+		})
+	}
+}

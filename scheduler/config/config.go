@@ -51,8 +51,11 @@ type Config struct {
 	Routines []*Routine
 	Problems []Problem
 	// Hub is the [hub] table: the devices this one shares its routines with. nil: none (every
-	// routine runs on this device alone), also when the table is invalid (then in Problems).
+	// routine runs on this device alone), or the table is invalid (HubInvalid).
 	Hub *Hub
+	// HubInvalid: the file has a [hub] table that is not usable (its problems are in Problems).
+	// An owner must then not run the routines alone, which could run a shared one twice.
+	HubInvalid bool
 }
 
 // distrust is why a routines file must not supply commands, and what fixes that.
@@ -157,6 +160,7 @@ func Parse(file string, data []byte) (*Config, error) {
 	}
 	if _, present := doc["hub"]; present {
 		cfg.Hub = v.hub(doc["hub"])
+		cfg.HubInvalid = cfg.Hub == nil
 	}
 	list, ok := doc["routine"].([]any)
 	if _, present := doc["routine"]; present && !ok {

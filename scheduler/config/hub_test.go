@@ -39,6 +39,12 @@ notify = { title = "x", body = "y" }
 		h.Device != DeviceName() || h.Offline != OfflineClosed || h.LivenessTTL != 7*time.Second {
 		t.Fatalf("hub: %+v", h)
 	}
+	if cfg.HubInvalid {
+		t.Fatal("a valid [hub] reported invalid")
+	}
+	if bad, _ := Parse(path, []byte("[hub]\nurl = \"http://x\"\n")); bad.Hub != nil || !bad.HubInvalid {
+		t.Fatalf("an invalid [hub]: Hub %+v, HubInvalid %v; want nil, true", bad.Hub, bad.HubInvalid)
+	}
 	if !cfg.Routines[0].Shared || cfg.Routines[1].Shared {
 		t.Fatalf("shared: %v %v, want true false", cfg.Routines[0].Shared, cfg.Routines[1].Shared)
 	}
