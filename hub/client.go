@@ -213,7 +213,7 @@ func (c *Client) Stop() {
 		// expires by itself.
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		c.retryReleases(ctx, kv)
-		if err := kv.Delete(ctx, deviceKey(c.opts.Device)); err != nil {
+		if err := c.deleteLiveness(ctx, kv); err != nil {
 			c.log.Warn("could not delete this device's liveness key; the other devices take over once it expires", "err", err)
 		}
 		cancel()
@@ -225,6 +225,31 @@ func (c *Client) Stop() {
 	c.watcher = nil
 	c.mu.Unlock()
 	c.writeState()
+}
+
+// deleteLiveness deletes this device's liveness key if it is still this owner's: after a
+// takeover on this device the next owner may have written it already, and deleting that would
+// make the other devices take its runs for a dead device's.
+func (c *Client) deleteLiveness(ctx context.Context, kv jetstream.KeyValue) error {
+	e, err := kv.Get(ctx, deviceKey(c.opts.Device))
+	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var d deviceInfo
+	c.mu.Lock()
+	journal, epoch := c.journal, c.epoch
+	c.mu.Unlock()
+	if json.Unmarshal(e.Value(), &d) != nil || d.Journal != journal || d.Epoch != epoch {
+		return nil // another owner's now
+	}
+	err = kv.Delete(ctx, deviceKey(c.opts.Device), jetstream.LastRevision(e.Revision()))
+	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+		return nil // rewritten meanwhile, by the next owner
+	}
+	return err
 }
 
 // noteDown records that the connection to the hub was lost (err; nil: closed cleanly).

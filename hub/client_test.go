@@ -329,3 +329,25 @@ func TestDefinitionDriftIsReportedOnBoth(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// After a takeover on one device, the old owner's stop does not delete the new owner's
+// liveness key: the other devices do not take the new owner's run for a dead device's.
+func TestStopAfterTakeoverKeepsTheSuccessorAlive(t *testing.T) {
+	s := startHub(t, newStore(t), "127.0.0.1:0")
+	defer s.Shutdown()
+	old := join(t, s, "laptop", "j-laptop", 1, "")
+	other := join(t, s, "desktop", "j-desktop", 1, "")
+	successor := join(t, s, "laptop", "j-laptop", 2, "")
+	if got := claim(t, successor, "backup", slot0); got.Verdict != scheduler.HubWon {
+		t.Fatalf("successor's claim: %+v", got)
+	}
+	time.Sleep(time.Second) // the successor has refreshed the liveness key
+	old.Stop()
+	time.Sleep(1500 * time.Millisecond) // a deletion would reach the desktop's watcher by now
+	if got := other.settledRuns(); len(got) != 0 {
+		t.Fatalf("the desktop settled %v: it took the laptop's new owner for dead", got)
+	}
+	if got := claim(t, other, "backup", slot0.Add(time.Minute)); got.Verdict != scheduler.HubBusy {
+		t.Fatalf("desktop's claim while the laptop's new owner runs: %+v, want busy", got)
+	}
+}

@@ -104,6 +104,9 @@ func (e *Engine) apply(cfg *config.Config) error {
 			e.alerts.Forget(name)
 		}
 	}
+	if e.cfg != nil && !sameHub(e.cfg.Hub, cfg.Hub) {
+		e.log.Warn("[hub] changed in routines.toml: it applies when the owner starts again (restart it)")
+	}
 	e.cfg, e.problems = cfg, cfg.Problems
 	e.publishDefinitions(cfg)
 	return nil

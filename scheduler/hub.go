@@ -110,6 +110,16 @@ func (e *Engine) supersededReason(r *config.Routine) string {
 	return "superseded by a later slot"
 }
 
+// sameHub reports whether two [hub] tables (nil: none) configure the same hub session.
+func sameHub(a, b *config.Hub) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	x, y := *a, *b
+	x.Line, x.Col, y.Line, y.Col = 0, 0, 0, 0
+	return x == y
+}
+
 // hubAnchors returns the every-anchor the devices share for each shared `every` routine of cfg
 // (nil without a hub; routines the hub could not answer for are left out and keep this
 // device's own anchor until they are armed again).
