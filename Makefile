@@ -86,9 +86,9 @@ footprint: build ## desktop RSS/CPU under Xvfb: tray idle, window shown (app + w
 	for p in "$${ps[@]}"; do wait $$p || rc=1; done; \
 	for f in idle shown closed baseline; do echo "== $$f"; grep -E '^(RSS|CPU|5s after)' build/footprint-$$f.txt || tail -n 5 build/footprint-$$f.txt; done; exit $$rc
 
-torture: build-nogui ## chaos test against the real binary (TORTURE_DURATION=120s)
+torture: build-nogui ## chaos test against the real binary (TORTURE_DURATION=120s; TORTURE_MODE=devices: 3 devices on one hub)
 	ROUTINELY_BIN=$(CURDIR)/$(BIN_NOGUI) ROUTINELY_TORTURE_DURATION=$(TORTURE_DURATION) \
-		$(GO) test -count=1 -timeout 30m -v -run '^TestTorture$$' ./internal/torture/
+		$(GO) test -count=1 -timeout 30m -v -run '^$(if $(filter devices,$(TORTURE_MODE)),TestTortureDevices,TestTorture)$$' ./internal/torture/
 
 lint: ## gofmt, go vet (default, nogui, darwin, windows), staticcheck if installed
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }

@@ -34,12 +34,14 @@ type slotEvent struct {
 	key       string // "" → slotKey(slot)
 	trigger   string
 	requestID int64
+	device    string // the device that claimed the slot on the hub, when not this one
 }
 
 // apply makes cfg the running set: unchanged routines keep their timers, changed ones are
 // re-armed, removed ones are disarmed. Runs in flight are never cancelled by a config change.
 func (e *Engine) apply(cfg *config.Config) error {
 	now := e.clock.Now()
+	shared := e.hubAnchors(cfg, now) // before e.mu: it asks the hub
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var changed []*config.Routine
@@ -61,9 +63,13 @@ func (e *Engine) apply(cfg *config.Config) error {
 	if err != nil {
 		return err
 	}
+	moved := map[string]time.Time{}
 	for _, r := range changed {
 		in := info[r.Name]
 		if r.Kind == config.KindEvery {
+			if a, ok := shared[r.Name]; ok && !a.Equal(in.Anchor) {
+				in.Anchor, moved[r.Name] = a, a
+			}
 			r.Anchor = in.Anchor
 		}
 		a := e.routines[r.Name]
@@ -84,6 +90,9 @@ func (e *Engine) apply(cfg *config.Config) error {
 			return err
 		}
 	}
+	if err := e.j.SetAnchors(moved); err != nil {
+		return err
+	}
 	keep := map[string]bool{}
 	for _, r := range cfg.Routines {
 		keep[r.Name] = true
@@ -95,7 +104,11 @@ func (e *Engine) apply(cfg *config.Config) error {
 			e.alerts.Forget(name)
 		}
 	}
+	if e.cfg != nil && !sameHub(e.cfg.Hub, cfg.Hub) {
+		e.log.Warn("[hub] changed in routines.toml: it applies when the owner starts again (restart it)")
+	}
 	e.cfg, e.problems = cfg, cfg.Problems
+	e.publishDefinitions(cfg)
 	return nil
 }
 

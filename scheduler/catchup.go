@@ -202,7 +202,7 @@ func (e *Engine) catchUpFrom(name string, now, last time.Time, start bool) (hand
 	})
 	e.mu.Unlock()
 	for _, s := range slots[:len(slots)-1] {
-		e.record(name, slotEvent{slot: s, trigger: journal.TriggerCatchUp}, journal.OutcomeMissed, "superseded by a later slot")
+		e.record(name, slotEvent{slot: s, trigger: journal.TriggerCatchUp}, journal.OutcomeMissed, e.supersededReason(r))
 	}
 	if missed != "" {
 		e.record(name, slotEvent{slot: latest, trigger: journal.TriggerCatchUp}, journal.OutcomeMissed, missed)

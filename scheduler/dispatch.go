@@ -208,8 +208,12 @@ func (e *Engine) notStarted(name string, ev slotEvent, cause error, removed bool
 // journal refuses the write, the slot is kept and recorded once it accepts writes again.
 func (e *Engine) record(name string, ev slotEvent, outcome, reason string) {
 	now := e.clock.Now()
+	device := ev.device
+	if device == "" {
+		device = e.device()
+	}
 	c := journal.Claim{Routine: name, Slot: ev.slot, Key: ev.key, Trigger: ev.trigger,
-		Outcome: outcome, Reason: reason, Started: now, LateBy: lateBy(now, ev)}
+		Outcome: outcome, Reason: reason, Started: now, LateBy: lateBy(now, ev), Device: device}
 	id, err := e.j.Claim(c)
 	switch {
 	case errors.Is(err, journal.ErrSlotClaimed):

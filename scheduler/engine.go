@@ -36,6 +36,9 @@ type EngineOptions struct {
 	// since and nil err, when it accepts them again. Calls come in order, one at a time; it must
 	// not block (ownership.Handle.NoteJournal fits).
 	OnJournal func(since time.Time, err error)
+	// Coordinator, if set, shares the routines with the owners of other devices through a hub
+	// (docs/design.md#9-devices); nil: this device runs every routine alone.
+	Coordinator Coordinator
 }
 
 // Engine schedules the routines of one owner: gocron arms the timers (only while the Gate
@@ -47,6 +50,7 @@ type Engine struct {
 	log       *slog.Logger
 	j         *journal.Journal
 	gate      Gate
+	coord     Coordinator // nil without a hub
 	alerts    *action.Alerts
 	newAction func(r *config.Routine) (action.Action, error)
 	afterArm  func() // tests: runs between arming and the start's catch-up pass (nil in production)
@@ -86,6 +90,7 @@ type Engine struct {
 	due, dueAt time.Time // cached earliest next slot and when (real time) it was computed
 
 	duplicates atomic.Int64 // slots dropped as handled already (see Duplicates)
+	hubDown    atomic.Bool  // a claim found the hub unreachable and said so (logged once per outage)
 
 	trouble journalTrouble // slots the journal refused, and since when (unclaimed.go)
 
@@ -109,7 +114,7 @@ func NewEngine(opts EngineOptions) (*Engine, error) {
 		opts.WakeClock = realWallMono{base: time.Now()}
 	}
 	e := &Engine{
-		opts: opts, clock: opts.Clock, log: opts.Logger, j: opts.Journal, gate: opts.Gate,
+		opts: opts, clock: opts.Clock, log: opts.Logger, j: opts.Journal, gate: opts.Gate, coord: opts.Coordinator,
 		alerts:      action.NewAlerts(nil),
 		orphanGrace: defaultOrphanGrace, lateTolerance: 2 * time.Second, pollEvery: 500 * time.Millisecond, wakeEvery: 5 * time.Second,
 		routines: map[string]*armed{}, taken: map[int64]bool{}, bgStop: make(chan struct{}),
@@ -182,7 +187,22 @@ func (e *Engine) Start(ctx context.Context) error {
 		return fmt.Errorf("start: %w", err)
 	}
 	s.Start()
+	if e.coord != nil {
+		// After the earlier owner's runs have ended: run keys this journal's earlier owners
+		// left on the hub are then known to be over, and are taken back (docs/design.md#9-devices).
+		if err := e.coord.Start(e.j.ID(), e.gate.Epoch(), e.settleElsewhere); err != nil {
+			_ = s.Shutdown()
+			e.mu.Lock()
+			e.stopping = true
+			e.mu.Unlock()
+			close(e.bgStop)
+			return fmt.Errorf("start: hub: %w", err)
+		}
+	}
 	if err := e.applyInZone(cfg); err != nil {
+		if e.coord != nil {
+			e.coord.Stop()
+		}
 		_ = s.Shutdown()
 		e.mu.Lock()
 		e.stopping = true // a failed Start leaves nothing running; Stop is then a no-op
@@ -243,6 +263,10 @@ func (e *Engine) Stop(ctx context.Context) error {
 	e.bg.Wait()
 	drained := make(chan struct{})
 	go func() { e.runs.Wait(); close(drained) }()
+	// The hub session ends once no run is in flight: the liveness key goes last.
+	if e.coord != nil {
+		defer e.coord.Stop()
+	}
 	select {
 	case <-drained:
 		e.cancelRun()

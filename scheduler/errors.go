@@ -11,3 +11,8 @@ var (
 	errReplaced      = errors.New("replaced by a newer slot (overlap = replace)") // cancel cause
 	errRunTimeout    = errors.New("routine timeout reached")                      // cancel cause
 )
+
+// ErrHubUnreachable is wrapped by a Coordinator's Claim when the hub cannot decide (not
+// connected, or it did not answer in time): a shared routine's slot then does not run on this
+// device, unless [hub] offline = "local" (docs/design.md#94-fail-closed).
+var ErrHubUnreachable = errors.New("hub unreachable")

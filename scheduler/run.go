@@ -54,17 +54,37 @@ func (e *Engine) execute(ctx context.Context, r *config.Routine, run *inflight) 
 	}
 	defer done()
 	defer e.noteTick()
+	// The hub decides first which device runs a shared slot; the local claim below then decides
+	// which process of this device does, and is the last step before any side effect
+	// (docs/design.md#92-the-claim).
+	var hc HubClaim
+	if e.shared(r, ev) {
+		var next hubNext
+		if hc, next = e.hubClaim(ctx, r, ev); next == hubRefused {
+			return true
+		} else if next == hubHandled {
+			return false
+		}
+	}
+	release := func(outcome string) {
+		if hc.Verdict == HubWon {
+			e.coord.Release(hc, outcome)
+		}
+	}
 	// The claim says when the slot was claimed (the owner held it then, even if it dies before
 	// the start); Finish records when the action really started.
 	claimed := e.clock.Now()
 	c := journal.Claim{Routine: r.Name, Slot: ev.slot, Key: ev.key, Trigger: ev.trigger,
-		Outcome: journal.OutcomeRunning, Started: claimed, LateBy: lateBy(claimed, ev)}
+		Outcome: journal.OutcomeRunning, Started: claimed, LateBy: lateBy(claimed, ev), Device: e.device()}
 	e.setClaiming(run)
 	waitFrom := time.Now() // real time: SQLite's busy wait does not follow the engine clock
 	id, err := e.j.Claim(c)
 	e.claimSettled(r.Name, run, claimed, time.Since(waitFrom), err)
 	if ev.requestID != 0 && err == nil {
 		_ = e.j.AnswerRequest(ev.requestID, id, "")
+	}
+	if err != nil {
+		release("")
 	}
 	switch {
 	case errors.Is(err, journal.ErrSlotClaimed):
@@ -90,8 +110,10 @@ func (e *Engine) execute(ctx context.Context, r *config.Routine, run *inflight) 
 		res.Outcome, reason = journal.OutcomeInterrupted, "shutdown"
 	}
 	finished := e.clock.Now()
-	if err := e.finishWithRetry(r.Name, id, journal.Result{Outcome: res.Outcome, Reason: reason, Started: started, LateBy: lateBy(started, ev),
-		Finished: finished, ExitCode: res.ExitCode, Attempts: res.Attempts, Summary: res.Summary, Output: res.Output}); err != nil {
+	err = e.finishWithRetry(r.Name, id, journal.Result{Outcome: res.Outcome, Reason: reason, Started: started, LateBy: lateBy(started, ev),
+		Finished: finished, ExitCode: res.ExitCode, Attempts: res.Attempts, Summary: res.Summary, Output: res.Output})
+	release(res.Outcome)
+	if err != nil {
 		e.log.Error("record run", "routine", r.Name, "run", id, "err", err)
 		return
 	}
@@ -190,6 +212,9 @@ func (e *Engine) actionInput(r *config.Routine, ev slotEvent, id int64) action.I
 		"ROUTINELY_TRIGGER="+ev.trigger,
 		RunTokenVar+"="+e.j.RunToken(id),
 	)
+	if d := e.device(); d != "" {
+		env = append(env, "ROUTINELY_DEVICE="+d) // with a hub: the device the run is on
+	}
 	return action.Input{Routine: r.Name, Slot: ev.slot, RunID: id, Epoch: epoch, Trigger: ev.trigger,
 		Dir: r.Dir, Env: env, Timeout: r.Timeout, OnStart: func(pid int) { e.recordLeader(r.Name, id, pid) }}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/routinely/routinely/scheduler/config"
@@ -112,7 +113,14 @@ func runHistory(_ context.Context, e *env, o historyOptions) error {
 	}
 	now := e.now()
 	t := newTable(e.stdout)
-	fmt.Fprintln(t, "RUN\tROUTINE\tSLOT\tSTARTED\tLATE BY\tDURATION\tOUTCOME\tEXIT\tEPOCH\tTRIGGER")
+	// With a hub, a DEVICE column says which device claimed each slot; without one the table
+	// stays as it is.
+	devices := slices.ContainsFunc(runs, func(r journal.Run) bool { return r.Device != "" })
+	header := "RUN\tROUTINE\tSLOT\tSTARTED\tLATE BY\tDURATION\tOUTCOME\tEXIT\tEPOCH\tTRIGGER"
+	if devices {
+		header += "\tDEVICE"
+	}
+	fmt.Fprintln(t, header)
 	for _, r := range runs {
 		exit := "-"
 		if r.ExitCode != nil {
@@ -125,8 +133,12 @@ func runHistory(_ context.Context, e *env, o historyOptions) error {
 		if r.Attempts > 1 {
 			outcome += fmt.Sprintf(" after %d attempts", r.Attempts)
 		}
-		fmt.Fprintf(t, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.ID, r.Routine, fmtTime(&r.Slot, now),
+		fmt.Fprintf(t, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s", r.ID, r.Routine, fmtTime(&r.Slot, now),
 			fmtTime(r.Started, now), fmtDur(r.LateBy), fmtDur(r.Duration), outcome, exit, r.Epoch, r.Trigger)
+		if devices {
+			fmt.Fprintf(t, "\t%s", r.Device)
+		}
+		fmt.Fprintln(t)
 	}
 	return t.Flush()
 }

@@ -23,7 +23,7 @@ func newStatusCmd(e *env) *cobra.Command {
 diagnosis, and per routine its next run, last run and last outcome.
 
 Exits 0 with a healthy owner, 3 with no owner, 4 when an owner holds the routines but looks
-unhealthy (not heartbeating, stalled, draining, journal-unwritable).
+unhealthy (not heartbeating, stalled, draining, journal-unwritable, hub-unreachable).
 
 While routines.toml does not parse (or is missing), the routines shown are the last good
 version the owner runs, with the file's error ("config_error" and "last_good_config" in
@@ -101,6 +101,13 @@ func runStatus(_ context.Context, e *env, o statusOptions) error {
 		}
 	}
 	out.Routines = toJSONRoutines(states)
+	var hubDiag *jsonDiagnosis
+	if out.Hub, hubDiag = hubStatus(p, cfg, st, e.now()); hubDiag != nil {
+		out.Diagnoses = append(out.Diagnoses, *hubDiag)
+		if out.ExitCode == ExitOK {
+			out.Health, out.ExitCode = "unhealthy", ExitUnhealthy
+		}
+	}
 
 	if o.json {
 		if err := writeJSON(e.stdout, out); err != nil {
@@ -141,9 +148,10 @@ func printStatus(e *env, st ownership.Status, out jsonStatus, states []scheduler
 		}
 	}
 	fmt.Fprintf(w, "Health:     %s\n", out.Health)
-	for _, d := range st.Diagnoses {
+	for _, d := range out.Diagnoses {
 		fmt.Fprintf(w, "  ! %s: %s\n", d.Kind, d.Message)
 	}
+	printHub(w, out.Hub, now)
 	if r := st.PendingRequest; r != nil {
 		fmt.Fprintf(w, "Takeover:   requested by %s pid %d on %s, expires %s\n", r.Requester.Role, r.Requester.PID, r.Requester.Host, fmtTime(&r.ExpiresAt, now))
 	}

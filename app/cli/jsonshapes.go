@@ -29,6 +29,7 @@ type jsonRun struct {
 	ExitCode    *int       `json:"exit_code"`
 	Attempts    int        `json:"attempts"`
 	OutputBytes int        `json:"output_bytes"`
+	Device      string     `json:"device,omitempty"` // with a hub: the device that claimed the slot; absent without
 }
 
 // toJSONRun converts a journal run to its JSON shape; nil stays nil (null).
@@ -40,7 +41,7 @@ func toJSONRun(r *journal.Run) *jsonRun {
 		ID: r.ID, Routine: r.Routine, Slot: r.Slot, Trigger: r.Trigger, Epoch: r.Epoch,
 		Outcome: r.Outcome, Reason: r.Reason, Started: r.Started, Finished: r.Finished,
 		LateByMS: ms(r.LateBy), DurationMS: ms(r.Duration), ExitCode: r.ExitCode,
-		Attempts: r.Attempts, OutputBytes: r.OutputSize,
+		Attempts: r.Attempts, OutputBytes: r.OutputSize, Device: r.Device,
 	}
 }
 
@@ -182,6 +183,7 @@ type jsonStatus struct {
 	// version of it the owner recorded (null otherwise).
 	LastGood     *jsonLastGood `json:"last_good_config"`
 	JournalError string        `json:"journal_error"` // why the journal could not be read, if so
+	Hub          *jsonHub      `json:"hub,omitempty"` // with a [hub]: what the owner sees of it; absent without
 	ObservedAt   time.Time     `json:"observed_at"`
 }
 

@@ -88,7 +88,7 @@ With no command, routinely starts the desktop app (tray icon).`,
 	root.AddCommand(
 		newDaemonCmd(e), newStatusCmd(e), newRoutinesCmd(e), newPreviewCmd(e), newHistoryCmd(e),
 		newRunCmd(e), newPauseCmd(e), newResumeCmd(e), newValidateCmd(e), newPathsCmd(e),
-		newVersionCmd(e), newAutostartCmd(e), newDevServeCmd(e),
+		newVersionCmd(e), newAutostartCmd(e), newDevServeCmd(e), newHubCmd(e),
 	)
 	return root
 }

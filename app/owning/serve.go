@@ -200,14 +200,19 @@ func (n *journalNotes) started(logger *slog.Logger) {
 // reporting journal trouble to onJournal; on failure nothing is left open. Errors: the
 // journal's, the engine's, wrapped.
 func startEngine(h *ownership.Handle, p paths.Paths, n scheduler.Notifier, logger *slog.Logger, onJournal func(time.Time, error)) (*journal.Journal, *scheduler.Engine, error) {
+	coord, err := hubClient(p, h.Record().Version, logger)
+	if err != nil {
+		return nil, nil, err
+	}
 	j, err := journal.Open(p.Journal)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open journal %s: %w", p.Journal, err)
 	}
 	eng, err := scheduler.NewEngine(scheduler.EngineOptions{
 		ConfigPath: p.Config, Journal: j, Gate: h, Notifier: n, Logger: logger,
-		UserAgent: action.UserAgent(h.Record().Version),
-		OnJournal: onJournal, // observers say journal-unwritable while claims are refused
+		UserAgent:   action.UserAgent(h.Record().Version),
+		OnJournal:   onJournal, // observers say journal-unwritable while claims are refused
+		Coordinator: coord,
 	})
 	if err != nil {
 		_ = j.Close()

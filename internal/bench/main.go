@@ -19,7 +19,7 @@ func main() {
 	bin := flag.String("bin", "./build/routinely-nogui", "the routinely binary to measure")
 	quick := flag.Bool("quick", false, "fewer trials and shorter windows (for development)")
 	readme := flag.String("readme", "", "also write the table into this README between "+markStart+" and "+markEnd)
-	only := flag.String("only", "", "run only the steps whose name matches this regexp (recovery, takeover, lateness, lateness-engine, claims, load-arm, heartbeat, idle, status, run-now)")
+	only := flag.String("only", "", "run only the steps whose name matches this regexp (recovery, takeover, lateness, lateness-engine, claims, load-arm, heartbeat, idle, status, run-now, hub-claim, hub-coverage, binary-size)")
 	skipGo := flag.Bool("skip-go-bench", false, "leave out the figures that come from the packages' Go benchmarks")
 	flag.Parse()
 	pick, err := regexp.Compile(*only)
@@ -61,6 +61,9 @@ func main() {
 		{"idle", false, func() []Figure { r, c := Idle(*bin, root, idle); return []Figure{r, c} }},
 		{"status", false, func() []Figure { return []Figure{StatusLatency(*bin, root, statusRuns)} }},
 		{"run-now", false, func() []Figure { return []Figure{RunNow(*bin, root, runNowTrials)} }},
+		{"hub-claim", true, func() []Figure { return []Figure{HubClaim(*quick)} }},
+		{"hub-coverage", false, func() []Figure { return []Figure{CoverageGap(*bin, root, min(trials, 6))} }},
+		{"binary-size", true, func() []Figure { w, wo := BinarySize(root); return []Figure{w, wo} }},
 	}
 	var figs []Figure
 	for _, st := range steps {

@@ -214,6 +214,16 @@ type statusOut struct {
 		Message string `json:"message"`
 	} `json:"diagnoses"`
 	Routines []routineOut `json:"routines"`
+	Hub      *struct {
+		Connected bool `json:"connected"`
+		Devices   []struct {
+			Name  string `json:"name"`
+			Alive bool   `json:"alive"`
+		} `json:"devices"`
+		Drift []struct {
+			Routine string `json:"routine"`
+		} `json:"drift"`
+	} `json:"hub"`
 	Problems []struct {
 		File string `json:"file"`
 		Line int    `json:"line"`

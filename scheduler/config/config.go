@@ -47,7 +47,13 @@ type Config struct {
 	Path     string
 	Routines []*Routine
 	Problems []Problem
-	source   Snapshot // what it was made from, for Snapshot
+	// Hub is the [hub] table: the devices this one shares its routines with. nil: none (every
+	// routine runs on this device alone), or the table is invalid (HubInvalid).
+	Hub *Hub
+	// HubInvalid: the file has a [hub] table that is not usable (its problems are in Problems).
+	// An owner must then not run the routines alone, which could run a shared one twice.
+	HubInvalid bool
+	source     Snapshot // what it was made from, for Snapshot
 }
 
 // Snapshot is what a Config is made from: the file's contents as read and, when another user
@@ -166,8 +172,8 @@ func Parse(file string, data []byte) (*Config, error) {
 
 	keys := sortedKeys(doc)
 	for _, k := range keys {
-		if k != "defaults" && k != "routine" {
-			v.problem("", k, "unknown key %q (want [defaults] or [[routine]])", k)
+		if k != "defaults" && k != "routine" && k != "hub" {
+			v.problem("", k, "unknown key %q (want [defaults], [[routine]] or [hub])", k)
 		}
 	}
 	defaults, ok := doc["defaults"].(map[string]any)
@@ -178,6 +184,10 @@ func Parse(file string, data []byte) (*Config, error) {
 		if k == "name" || !routineKeys[k] {
 			v.problem("", "defaults."+k, "unknown key %q in [defaults]", k)
 		}
+	}
+	if _, present := doc["hub"]; present {
+		cfg.Hub = v.hub(doc["hub"])
+		cfg.HubInvalid = cfg.Hub == nil
 	}
 	list, ok := doc["routine"].([]any)
 	if _, present := doc["routine"]; present && !ok {

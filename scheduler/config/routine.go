@@ -67,6 +67,9 @@ type Routine struct {
 	Dir    string
 	Env    map[string]string
 	Paused bool // `paused = true` in the file
+	// Shared: with a [hub], the devices run this routine once between them (the default);
+	// `shared = false` keeps it to each device, which then runs its own copy.
+	Shared bool
 
 	Retries        int
 	AutoPauseAfter int // 0 disables auto-pause

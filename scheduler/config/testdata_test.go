@@ -28,6 +28,7 @@ var testdataCases = []struct {
 	{name: "duplicate-name", valid: []string{"backup"}},
 	{name: "bad-timezone", valid: []string{"in-berlin"}},
 	{name: "mixed"},
+	{name: "bad-hub", valid: []string{"local-backup"}},
 }
 
 // Every testdata/*.toml gives exactly the lines of its .golden file, and keeps exactly the

@@ -18,7 +18,7 @@ var routineKeys = map[string]bool{
 	"jitter": true, "timeout": true, "overlap": true, "catch_up": true, "catch_up_window": true,
 	"run": true, "shell": true, "watch": true, "notify": true, "ping": true, "dir": true,
 	"env": true, "paused": true, "retries": true, "auto_pause_after": true, "notify_on": true,
-	"keep_runs": true,
+	"keep_runs": true, "shared": true,
 }
 
 var (
@@ -226,6 +226,14 @@ func (v *validator) routine(path string, tab, defaults map[string]any) *Routine 
 			bad("paused", "paused must be true or false")
 		}
 		r.Paused = b
+	}
+	r.Shared = true
+	if val, ok := f.vals["shared"]; ok {
+		b, isBool := val.(bool)
+		if !isBool {
+			bad("shared", "shared must be true or false")
+		}
+		r.Shared = b
 	}
 	if val, ok := f.vals["notify_on"]; ok {
 		list, _ := val.([]any)

@@ -17,6 +17,7 @@ type Claim struct {
 	Reason  string
 	Started time.Time
 	LateBy  time.Duration
+	Device  string // the device that claimed the slot on the hub; "" without a hub
 }
 
 // SlotKey is the journal key of a scheduled slot: the instant in RFC 3339 UTC. Calendar slots
@@ -142,8 +143,8 @@ type querier interface {
 //
 // A second row for one (routine, slot key) fails the table's UNIQUE constraint. It is a plain
 // INSERT, not INSERT OR IGNORE, so that error tells a duplicate apart.
-const claimSQL = `INSERT INTO runs (routine, slot_key, slot, trigger, epoch, outcome, reason, started, finished, late_by)
-	SELECT :routine, :key, :slot, :trigger, :epoch, :outcome, :reason, :started, :finished, :late_by
+const claimSQL = `INSERT INTO runs (routine, slot_key, slot, trigger, epoch, outcome, reason, started, finished, late_by, device)
+	SELECT :routine, :key, :slot, :trigger, :epoch, :outcome, :reason, :started, :finished, :late_by, :device
 	WHERE NOT EXISTS (SELECT 1 FROM epochs WHERE epoch > :epoch)
 		AND (:bypass OR NOT EXISTS (SELECT 1 FROM runs WHERE routine = :routine AND trigger != :manual
 			AND slot >= :slot AND outcome NOT IN (:skipped, :missed)))`
@@ -156,7 +157,7 @@ func claimArgs(req claimReq) []any {
 		sql.Named("routine", c.Routine), sql.Named("key", c.Key), sql.Named("slot", c.Slot.UnixNano()),
 		sql.Named("trigger", c.Trigger), sql.Named("epoch", req.epoch), sql.Named("outcome", c.Outcome),
 		sql.Named("reason", c.Reason), sql.Named("started", started), sql.Named("finished", finished),
-		sql.Named("late_by", int64(c.LateBy)), sql.Named("bypass", bypassesHighWater(c)),
+		sql.Named("late_by", int64(c.LateBy)), sql.Named("device", c.Device), sql.Named("bypass", bypassesHighWater(c)),
 		sql.Named("manual", TriggerManual), sql.Named("skipped", OutcomeSkipped), sql.Named("missed", OutcomeMissed),
 	}
 }

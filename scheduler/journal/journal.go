@@ -25,6 +25,9 @@ type Journal struct {
 	epoch atomic.Uint64 // the writer's epoch set by Acquire; 0 = read-only use
 	// readOnly: opened by OpenReadOnly; no writer goroutine, every write fails.
 	readOnly bool
+	// version is the schema version (PRAGMA user_version) this handle reads: the latest for a
+	// writer, whatever the file has for a read-only one (runColumns).
+	version int
 
 	pruneMu sync.Mutex
 	pruning map[string]bool
@@ -74,6 +77,7 @@ func OpenBusy(path string, busy time.Duration) (*Journal, error) {
 	}
 	db.SetMaxIdleConns(8) // keep connections: each new one re-runs the pragmas
 	j := newJournal(db, path)
+	j.version = len(migrations)
 	// A journal already at this program's version needs no write lock to open (so opening works
 	// while another process holds it; the first write then waits, or fails and is retried).
 	if version < len(migrations) {
@@ -116,6 +120,7 @@ func OpenReadOnly(path string) (*Journal, error) {
 	}
 	j := newJournal(db, path)
 	j.readOnly = true
+	j.version = version
 	close(j.writerDone) // no writer goroutine
 	return j, nil
 }

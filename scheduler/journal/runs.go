@@ -66,14 +66,23 @@ func (j *Journal) Finish(id int64, f Result) error {
 	return nil
 }
 
-const runColumns = `id, routine, slot, trigger, epoch, outcome, reason, started, finished, late_by, exit_code, attempts, length(output)`
+const runColumns = `id, routine, slot, trigger, epoch, outcome, reason, started, finished, late_by, exit_code, attempts, length(output), `
+
+// runColumns lists the columns scanRun reads: a journal older than deviceMigration (read
+// only) has no device column, and reads every device as "".
+func (j *Journal) runColumns() string {
+	if j.version < deviceMigration {
+		return runColumns + `'' AS device`
+	}
+	return runColumns + `device`
+}
 
 func scanRun(row interface{ Scan(...any) error }) (Run, error) {
 	var r Run
 	var slot, lateBy int64
 	var started, finished, exit, size sql.NullInt64
 	if err := row.Scan(&r.ID, &r.Routine, &slot, &r.Trigger, &r.Epoch, &r.Outcome, &r.Reason, &started,
-		&finished, &lateBy, &exit, &r.Attempts, &size); err != nil {
+		&finished, &lateBy, &exit, &r.Attempts, &size, &r.Device); err != nil {
 		return r, err
 	}
 	r.Slot = time.Unix(0, slot)
@@ -96,7 +105,7 @@ func (j *Journal) History(routine string, limit int) ([]Run, error) {
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := j.db.Query(`SELECT `+runColumns+` FROM runs WHERE (? = '' OR routine = ?) ORDER BY id DESC LIMIT ?`,
+	rows, err := j.db.Query(`SELECT `+j.runColumns()+` FROM runs WHERE (? = '' OR routine = ?) ORDER BY id DESC LIMIT ?`,
 		routine, routine, limit)
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
@@ -115,7 +124,7 @@ func (j *Journal) History(routine string, limit int) ([]Run, error) {
 
 // Run returns one run by id. Errors: ErrNoRun if unknown.
 func (j *Journal) Run(id int64) (Run, error) {
-	r, err := scanRun(j.db.QueryRow(`SELECT `+runColumns+` FROM runs WHERE id = ?`, id))
+	r, err := scanRun(j.db.QueryRow(`SELECT `+j.runColumns()+` FROM runs WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, fmt.Errorf("run %d: %w", id, ErrNoRun)
 	}

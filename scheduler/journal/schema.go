@@ -66,7 +66,14 @@ var migrations = []string{
 		value TEXT NOT NULL
 	);
 	INSERT INTO meta (key, value) VALUES ('journal_id', lower(hex(randomblob(16))));`,
+	// 3 (hub, deviceMigration): the device that claimed each slot on the hub ('' without a
+	// hub): this device's name for its own runs, another's for a slot it lost to that device.
+	`ALTER TABLE runs ADD COLUMN device TEXT NOT NULL DEFAULT '';`,
 }
+
+// deviceMigration is the migration that adds runs.device; a journal opened read-only at an
+// older version reads every device as "".
+const deviceMigration = 3
 
 // migrate brings the schema to the latest version, one transaction per migration.
 func (j *Journal) migrate() error {

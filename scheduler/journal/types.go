@@ -43,4 +43,7 @@ type Run struct {
 	ExitCode   *int          // nil when no process exited (not a command, or it never ran)
 	Attempts   int
 	OutputSize int // bytes of captured output (Journal.Output)
+	// Device is the device that claimed the slot on the hub ("" without a hub): this device's
+	// name for its own runs, another one's for a slot that device ran.
+	Device string
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/routinely/routinely/hub"
 	"github.com/routinely/routinely/ownership"
 )
 
@@ -48,6 +49,7 @@ func (s *Session) Snapshot() State {
 	if err != nil && st.Notice == "" {
 		st.Notice = err.Error()
 	}
+	st.Hub = ownersHub(s.opts.Paths.State, status)
 	if h != nil {
 		rec := h.Record()
 		st.Self = &rec
@@ -99,4 +101,17 @@ func (s *Session) stuckFrom(status ownership.Status) *StuckOwner {
 		so.Refused = err.Error()
 	}
 	return so
+}
+
+// ownersHub returns the hub state the live owner of stateDir wrote (hub.json), nil when there
+// is no owner, no hub.json, or it is another process's.
+func ownersHub(stateDir string, owner ownership.Status) *hub.State {
+	if !owner.Held || owner.Record == nil {
+		return nil
+	}
+	hs, err := hub.ReadState(stateDir)
+	if err != nil || hs.PID != owner.Record.PID {
+		return nil
+	}
+	return &hs
 }

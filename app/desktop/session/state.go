@@ -3,6 +3,7 @@ package session
 import (
 	"time"
 
+	"github.com/routinely/routinely/hub"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
 	"github.com/routinely/routinely/scheduler/config"
@@ -44,6 +45,10 @@ type State struct {
 	// Stuck is set while this app stands by (ModeStandby) and the owner has stopped heartbeating
 	// (suspended or wedged); nil otherwise.
 	Stuck *StuckOwner
+	// Hub is what the live owner sees of the hub (connected, the devices, drift), from its
+	// hub.json; nil without a [hub] or before the owner wrote it. Which device ran a run is
+	// in Routines[i].Last.Device.
+	Hub *hub.State
 }
 
 // StuckOwner is an owner that has stopped heartbeating, as this app's observer judges it by the

@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"fmt"
+	"net"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+)
+
+type hubOptions struct {
+	listen string
+	store  string
+}
+
+// defaultHubListen is where `routinely hub` listens unless told otherwise: this machine only.
+const defaultHubListen = "127.0.0.1:4222"
+
+// newHubCmd builds `routinely hub`: flags and help; the work is runHub's (hub_embedded.go, or
+// hub_none.go in a build without the embedded server).
+func newHubCmd(e *env) *cobra.Command {
+	o := hubOptions{listen: defaultHubListen}
+	cmd := &cobra.Command{
+		Use:   "hub [--listen 127.0.0.1:4222] [--store DIR]",
+		Short: "Run the hub through which several devices share one schedule (an embedded NATS JetStream server)",
+		Long: `Run the hub: an embedded NATS server with JetStream through which the owners of a person's
+devices decide, slot by slot, which device runs each shared routine. It listens on 127.0.0.1
+unless --listen says otherwise, and requires a token: made at first start, kept (0600) in
+<store>/hub.token, and printed with the URL. Copy the token file to each device and point
+[hub] in its routines.toml at the URL (see the README). The store defaults to the hub/
+directory of the state directory. Every write is on disk before it is acknowledged.
+
+A stock nats-server 2.11 or newer with JetStream (and sync_interval: always) works as a hub too.
+Stops on SIGINT or SIGTERM.`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error { return runHub(cmd.Context(), e, o) },
+	}
+	cmd.Flags().StringVar(&o.listen, "listen", o.listen, "host:port to listen on (0.0.0.0:4222 for other machines; then use TLS or a private network)")
+	cmd.Flags().StringVar(&o.store, "store", "", "directory for the token and JetStream's files (default: <state dir>/hub)")
+	return cmd
+}
+
+// checkListen refuses a --listen that is not HOST:PORT (2).
+func checkListen(listen string) error {
+	if _, _, err := net.SplitHostPort(listen); err != nil {
+		return fmt.Errorf("%w: --listen %q: want HOST:PORT, e.g. %s", errUsage, listen, defaultHubListen)
+	}
+	return nil
+}
+
+// hubStore returns the store directory: o.store, or hub/ in the profile's state directory
+// (created). Errors: those of resolving the profile (77).
+func hubStore(e *env, o hubOptions) (string, error) {
+	if o.store != "" {
+		return filepath.Abs(o.store)
+	}
+	p, err := e.resolve()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(p.State, "hub"), nil
+}
+
+// printHubStarted says where the hub listens and with which token.
+func printHubStarted(e *env, url, tokenFile, token string) {
+	fmt.Fprintf(e.stdout, "Hub listening on %s\nToken (in %s): %s\n", url, tokenFile, token)
+	fmt.Fprintf(e.stdout, "On each device, in routines.toml:\n  [hub]\n  url = %q\n  token_file = \"/path/to/a/copy/of/hub.token\"\n  device = \"laptop\"\nCtrl-C stops.\n", url)
+}

@@ -1,0 +1,47 @@
+package owning
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/routinely/routinely/app/paths"
+	"github.com/routinely/routinely/hub"
+	"github.com/routinely/routinely/scheduler"
+	"github.com/routinely/routinely/scheduler/config"
+)
+
+// hubClient returns the hub coordinator for p's routines.toml when it has a [hub] table, and
+// nil (the single-device engine, unchanged) when it has none or cannot be read now (the engine
+// then reports that file). [hub] is read when the routines start: a change applies at the next
+// start. Errors: a [hub] that is invalid or whose token cannot be read, wrapping
+// config.ErrConfig, since running shared routines without the hub could run them twice.
+func hubClient(p paths.Paths, version string, logger *slog.Logger) (scheduler.Coordinator, error) {
+	cfg, err := config.LoadConfig(p.Config)
+	if err != nil {
+		return nil, nil
+	}
+	if cfg.HubInvalid {
+		var where []string
+		for _, pr := range cfg.Problems {
+			if pr.Routine == "" {
+				where = append(where, pr.String())
+			}
+		}
+		return nil, fmt.Errorf("[hub] is not usable, and the routines are not run alone instead (a shared one could run twice): %s: %w",
+			strings.Join(where, "; "), config.ErrConfig)
+	}
+	if cfg.Hub == nil {
+		return nil, nil
+	}
+	h := cfg.Hub
+	token, err := h.ReadToken()
+	if err != nil {
+		return nil, fmt.Errorf("%s:%d:%d: [hub]: %w: %w", p.Config, h.Line, h.Col, err, config.ErrConfig)
+	}
+	logger.Info("sharing the routines through the hub", "hub", h.URL, "device", h.Device, "offline", h.Offline)
+	return hub.New(hub.Options{URL: h.URL, Token: token, Device: h.Device, LivenessTTL: h.LivenessTTL,
+		OfflineLocal: h.Offline == config.OfflineLocal, Version: version, StateDir: p.State,
+		PID: os.Getpid(), Logger: logger}), nil
+}

@@ -1,0 +1,853 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/routinely/routinely/scheduler"
+)
+
+// Bucket is the key-value bucket the devices share.
+const Bucket = "routinely"
+
+// opTimeout bounds each request to the hub: a claim that gets no answer within it is treated
+// as the hub being unreachable (the slot is then kept and caught up once the hub is back).
+const opTimeout = 2 * time.Second
+
+// markerTTL is how long the bucket keeps the delete markers the server writes when a key's TTL
+// expires, so a watcher that reconnects within it still sees the expiry.
+const markerTTL = time.Hour
+
+// BucketConfig is the bucket's configuration: one value per key, on disk, with per-key TTLs
+// (liveness keys, claims) and their expiry markers. `routinely hub` creates the bucket with it;
+// a device creates it when a stock server does not have it yet.
+func BucketConfig() jetstream.KeyValueConfig {
+	return jetstream.KeyValueConfig{
+		Bucket: Bucket, Description: "Routinely: claims, runs, devices and anchors shared by a person's devices",
+		History: 1, Storage: jetstream.FileStorage, LimitMarkerTTL: markerTTL,
+	}
+}
+
+// Options configure a Client.
+type Options struct {
+	URL, Token   string
+	Device       string        // this device's name (config.Hub.Device)
+	LivenessTTL  time.Duration // config.Hub.LivenessTTL
+	OfflineLocal bool          // [hub] offline = "local"
+	Version      string        // reported to the other devices
+	// StateDir, if set, receives hub.json (WriteState) with what this device sees of the hub,
+	// for `routinely status` and the desktop app.
+	StateDir string
+	PID      int // written into hub.json, so a reader can tell it is the live owner's
+	Logger   *slog.Logger
+}
+
+// holder is the value of a claim.* or run.* key: which device, journal and owner epoch holds it,
+// for which slot.
+type holder struct {
+	Device  string    `json:"device"`
+	Journal string    `json:"journal"`
+	Epoch   uint64    `json:"epoch"`
+	Slot    time.Time `json:"slot"`
+	At      time.Time `json:"at"`
+}
+
+// LastRun is the last run a device reported.
+type LastRun struct {
+	Routine string    `json:"routine"`
+	Slot    time.Time `json:"slot"`
+	Outcome string    `json:"outcome"`
+}
+
+// deviceInfo is the value of a device.* key.
+type deviceInfo struct {
+	Device  string            `json:"device"`
+	Journal string            `json:"journal"`
+	Epoch   uint64            `json:"epoch"`
+	Version string            `json:"version"`
+	Started time.Time         `json:"started"`
+	Seen    time.Time         `json:"seen"`
+	Last    *LastRun          `json:"last,omitempty"`
+	Defs    map[string]string `json:"defs"`
+}
+
+// anchorInfo is the value of an anchor.* key.
+type anchorInfo struct {
+	Every  time.Duration `json:"every_ns"`
+	Anchor time.Time     `json:"anchor"`
+}
+
+// runEntry is a run.* key as the watcher last saw it.
+type runEntry struct {
+	h   holder
+	rev uint64
+}
+
+// seenDevice is a device.* key as the watcher last saw it; alive until its key is deleted or
+// expires.
+type seenDevice struct {
+	info  deviceInfo
+	alive bool
+}
+
+// Client is one owner's session on the hub. It implements scheduler.Coordinator; New makes
+// it, Start connects, Stop disconnects.
+type Client struct {
+	opts Options
+	log  *slog.Logger
+
+	mu        sync.Mutex
+	nc        *nats.Conn
+	js        jetstream.JetStream
+	kv        jetstream.KeyValue
+	watcher   jetstream.KeyWatcher
+	ready     bool // the watcher has delivered the keys as they were when it started
+	rewatch   bool // reconnected: start the watcher again (a new hub may have a new stream)
+	journal   string
+	epoch     uint64
+	settle    func(routine string, slot time.Time, device, reason string)
+	started   time.Time
+	devices   map[string]*seenDevice
+	runs      map[string]runEntry // routine → its run key
+	defs      map[string]string
+	last      *LastRun
+	pending   []scheduler.HubClaim // releases the hub has not taken yet
+	downSince time.Time            // zero: connected
+	downErr   error
+	drift     map[string][]string // routine → the devices that define it differently (reported)
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+var _ scheduler.Coordinator = (*Client)(nil)
+
+// New returns a client for opts; nothing is connected until Start.
+func New(opts Options) *Client {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.LivenessTTL <= 0 {
+		opts.LivenessTTL = 5 * time.Second
+	}
+	return &Client{opts: opts, log: opts.Logger.With("hub", opts.URL, "device", opts.Device),
+		devices: map[string]*seenDevice{}, runs: map[string]runEntry{}, defs: map[string]string{},
+		drift: map[string][]string{}}
+}
+
+// Device is this device's name.
+func (c *Client) Device() string { return c.opts.Device }
+
+// LocalWhenOffline reports whether [hub] offline = "local".
+func (c *Client) LocalWhenOffline() bool { return c.opts.OfflineLocal }
+
+// Start connects to the hub (in the background when it cannot be reached now: the client keeps
+// trying), and starts the loop that refreshes this device's liveness key, watches the other
+// devices and runs, and settles the runs of devices that stopped answering. Errors: a URL or
+// option the NATS client refuses, wrapped.
+func (c *Client) Start(journalID string, epoch uint64, settle func(routine string, slot time.Time, device, reason string)) error {
+	c.mu.Lock()
+	c.journal, c.epoch, c.settle, c.started = journalID, epoch, settle, time.Now()
+	c.downSince, c.downErr = time.Now(), errors.New("connecting")
+	c.mu.Unlock()
+	nc, err := nats.Connect(c.opts.URL,
+		nats.Token(c.opts.Token),
+		nats.Name("routinely "+c.opts.Device),
+		nats.RetryOnFailedConnect(true), nats.MaxReconnects(-1),
+		nats.ReconnectWait(250*time.Millisecond), nats.ReconnectJitter(100*time.Millisecond, time.Second),
+		nats.Timeout(opTimeout),
+		// A hub that vanished without closing the connection (an unplugged cable, a sleeping
+		// hub) is noticed within about two seconds.
+		nats.PingInterval(time.Second), nats.MaxPingsOutstanding(2),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) { c.noteDown(err) }),
+		nats.ReconnectHandler(func(*nats.Conn) { c.noteReconnect() }),
+		nats.ConnectHandler(func(*nats.Conn) { c.noteReconnect() }),
+		nats.NoCallbacksAfterClientClose(),
+	)
+	if err != nil {
+		return fmt.Errorf("connect to %s: %w", c.opts.URL, err)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		return fmt.Errorf("jetstream: %w", err)
+	}
+	c.mu.Lock()
+	c.nc, c.js = nc, js
+	if nc.IsConnected() {
+		c.downSince, c.downErr = time.Time{}, nil
+	}
+	stop := make(chan struct{})
+	c.stop, c.done = stop, make(chan struct{})
+	c.mu.Unlock()
+	go c.loop(stop)
+	return nil
+}
+
+// Stop deletes this device's liveness key (the other devices take over its routines at once),
+// stops the loop and closes the connection. Releases the hub has not taken yet are tried once
+// more. Calls after the first, or without Start, do nothing.
+func (c *Client) Stop() {
+	c.mu.Lock()
+	stop, nc := c.stop, c.nc
+	c.stop = nil
+	c.mu.Unlock()
+	if stop == nil {
+		return
+	}
+	close(stop)
+	<-c.done
+	if kv := c.bucket(); kv != nil && nc.IsConnected() {
+		// Short: a hub that is gone must not hold up the owner's exit; the liveness key then
+		// expires by itself.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		c.retryReleases(ctx, kv)
+		if err := c.deleteLiveness(ctx, kv); err != nil {
+			c.log.Warn("could not delete this device's liveness key; the other devices take over once it expires", "err", err)
+		}
+		cancel()
+	}
+	// Closing the connection ends the watcher too (stopping it first would ask the hub to
+	// delete its consumer, waiting up to 5 s for a hub that is gone).
+	nc.Close()
+	c.mu.Lock()
+	c.watcher = nil
+	c.mu.Unlock()
+	c.writeState()
+}
+
+// deleteLiveness deletes this device's liveness key if it is still this owner's: after a
+// takeover on this device the next owner may have written it already, and deleting that would
+// make the other devices take its runs for a dead device's.
+func (c *Client) deleteLiveness(ctx context.Context, kv jetstream.KeyValue) error {
+	e, err := kv.Get(ctx, deviceKey(c.opts.Device))
+	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var d deviceInfo
+	c.mu.Lock()
+	journal, epoch := c.journal, c.epoch
+	c.mu.Unlock()
+	if json.Unmarshal(e.Value(), &d) != nil || d.Journal != journal || d.Epoch != epoch {
+		return nil // another owner's now
+	}
+	err = kv.Delete(ctx, deviceKey(c.opts.Device), jetstream.LastRevision(e.Revision()))
+	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+		return nil // rewritten meanwhile, by the next owner
+	}
+	return err
+}
+
+// noteDown records that the connection to the hub was lost (err; nil: closed cleanly).
+func (c *Client) noteDown(err error) {
+	if err == nil {
+		err = errors.New("disconnected")
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.downSince.IsZero() {
+		c.downSince = time.Now()
+		c.log.Warn("hub unreachable", "err", err)
+	}
+	c.downErr = err
+}
+
+// noteReconnect records that the connection is back; the watcher starts again.
+func (c *Client) noteReconnect() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.downSince.IsZero() {
+		c.log.Info("hub reachable", "unreachable_for", time.Since(c.downSince).Round(time.Millisecond))
+	}
+	c.downSince, c.downErr = time.Time{}, nil
+	c.rewatch = true
+}
+
+// unreachable returns an error wrapping scheduler.ErrHubUnreachable, with cause, and notes
+// the hub down when the connection still looked up (a request timed out).
+func (c *Client) unreachable(cause error) error {
+	if errors.Is(cause, context.DeadlineExceeded) || errors.Is(cause, nats.ErrTimeout) || errors.Is(cause, nats.ErrNoResponders) {
+		c.noteDown(cause)
+	}
+	return fmt.Errorf("%w: %w", scheduler.ErrHubUnreachable, cause)
+}
+
+// bucket returns the bucket, opening (or, on a stock server that lacks it, creating) it first;
+// nil when the hub cannot be reached.
+func (c *Client) bucket() jetstream.KeyValue {
+	c.mu.Lock()
+	kv, js, nc := c.kv, c.js, c.nc
+	c.mu.Unlock()
+	if kv != nil {
+		return kv
+	}
+	if nc == nil || !nc.IsConnected() {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	kv, err := js.KeyValue(ctx, Bucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		kv, err = js.CreateKeyValue(ctx, BucketConfig())
+	}
+	if err != nil {
+		c.log.Debug("hub bucket not available", "err", err)
+		return nil
+	}
+	c.mu.Lock()
+	c.kv = kv
+	c.mu.Unlock()
+	return kv
+}
+
+// ready reports whether claims can be decided now: connected, with the bucket.
+func (c *Client) connected() (jetstream.KeyValue, error) {
+	c.mu.Lock()
+	nc, since, cause := c.nc, c.downSince, c.downErr
+	c.mu.Unlock()
+	if nc == nil {
+		return nil, fmt.Errorf("%w: not started", scheduler.ErrHubUnreachable)
+	}
+	if !nc.IsConnected() || !since.IsZero() {
+		if cause == nil {
+			cause = errors.New(nc.Status().String())
+		}
+		return nil, fmt.Errorf("%w since %s: %w", scheduler.ErrHubUnreachable, since.Format(time.RFC3339), cause)
+	}
+	kv := c.bucket()
+	if kv == nil {
+		return nil, fmt.Errorf("%w: bucket %q not available", scheduler.ErrHubUnreachable, Bucket)
+	}
+	return kv, nil
+}
+
+func deviceKey(name string) string    { return "device." + name }
+func runKey(routine string) string    { return "run." + routine }
+func anchorKey(routine string) string { return "anchor." + routine }
+func claimKey(routine string, slot time.Time) string {
+	return "claim." + routine + "." + strconv.FormatInt(slot.UnixNano(), 10)
+}
+
+// me is the holder value of this device's claims and runs for slot.
+func (c *Client) me(slot time.Time) holder {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return holder{Device: c.opts.Device, Journal: c.journal, Epoch: c.epoch, Slot: slot.UTC(), At: time.Now().UTC()}
+}
+
+// alive reports whether device (with journal) has a live liveness key, as the watcher saw it.
+// Before the watcher has delivered the keys as they were, every device counts as alive: the
+// safe side (a run is never taken from a device that may still be running it).
+func (c *Client) alive(device, journal string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.ready {
+		return true
+	}
+	d := c.devices[device]
+	return d != nil && d.alive && d.info.Journal == journal
+}
+
+// Claim decides on the hub whether this device runs slot of routine (docs/design.md#92-the-claim):
+//
+//  1. the routine's run key: created for this slot, or taken over when it is this journal's
+//     own and over (an earlier owner of this journal, or a release the hub has not taken yet);
+//     held for the same slot by another device → HubElsewhere; held by another live device for
+//     an earlier slot → HubBusy; held by a device whose liveness key expired → settled as
+//     interrupted, then taken;
+//  2. the slot's claim key, created with a TTL of keep: taken by another device → HubElsewhere
+//     (and the run key is let go); this journal's own → won (a claim whose answer was lost, or
+//     a restart between the hub claim and the local one: the local claim decides).
+//
+// Errors: scheduler.ErrHubUnreachable (wrapped) when the hub is not connected or does not answer
+// within opTimeout; ctx's error.
+func (c *Client) Claim(ctx context.Context, routine string, slot time.Time, keep time.Duration) (scheduler.HubClaim, error) {
+	out := scheduler.HubClaim{Routine: routine, Slot: slot}
+	kv, err := c.connected()
+	if err != nil {
+		return out, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	me := c.me(slot)
+	val, _ := json.Marshal(me)
+	rev, other, err := c.takeRun(ctx, kv, routine, me, val)
+	if err != nil {
+		if ctx.Err() != nil && context.Cause(ctx) != context.DeadlineExceeded {
+			return out, err
+		}
+		return out, c.unreachable(err)
+	}
+	if other != nil {
+		out.Device, out.Running = other.Device, other.Slot
+		out.Verdict = scheduler.HubBusy
+		if other.Slot.Equal(slot) {
+			out.Verdict = scheduler.HubElsewhere
+		}
+		return out, nil
+	}
+	out.Rev = rev
+	ck := claimKey(routine, slot)
+	_, err = kv.Create(ctx, ck, val, jetstream.KeyTTL(keep.Round(time.Second)+time.Second))
+	if err == nil {
+		out.Verdict = scheduler.HubWon
+		return out, nil
+	}
+	if !errors.Is(err, jetstream.ErrKeyExists) {
+		c.letGo(kv, routine, rev)
+		return out, c.unreachable(err)
+	}
+	e, gerr := kv.Get(ctx, ck)
+	if gerr != nil {
+		c.letGo(kv, routine, rev)
+		return out, c.unreachable(gerr)
+	}
+	var h holder
+	if json.Unmarshal(e.Value(), &h) == nil && h.Journal == me.Journal {
+		out.Verdict = scheduler.HubWon
+		return out, nil
+	}
+	c.letGo(kv, routine, rev)
+	out.Verdict, out.Device = scheduler.HubElsewhere, h.Device
+	if out.Device == "" {
+		out.Device = "another device"
+	}
+	return out, nil
+}
+
+// takeRun makes the routine's run key this device's for me.Slot and returns its revision, or
+// returns the holder in the way (other). Errors: the hub's, unwrapped.
+func (c *Client) takeRun(ctx context.Context, kv jetstream.KeyValue, routine string, me holder, val []byte) (rev uint64, other *holder, err error) {
+	key := runKey(routine)
+	for attempt := 0; attempt < 4; attempt++ {
+		rev, err = kv.Create(ctx, key, val)
+		if err == nil {
+			return rev, nil, nil
+		}
+		if !errors.Is(err, jetstream.ErrKeyExists) {
+			return 0, nil, err
+		}
+		e, err := kv.Get(ctx, key)
+		if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+			continue // let go meanwhile: create again
+		}
+		if err != nil {
+			return 0, nil, err
+		}
+		var h holder
+		if json.Unmarshal(e.Value(), &h) != nil {
+			h = holder{Device: "unknown"}
+		}
+		switch {
+		case h.Journal == me.Journal:
+			// This journal's own run key. The engine runs one scheduled slot of a routine at a
+			// time, so any other slot's run is over: an earlier owner's (its runs were ended
+			// before this engine armed anything) or a release the hub has not taken yet.
+			if h.Slot.Equal(me.Slot) && h.Epoch == me.Epoch {
+				return e.Revision(), nil, nil
+			}
+			rev, err = kv.Update(ctx, key, val, e.Revision())
+			if err == nil {
+				c.dropPending(routine)
+				return rev, nil, nil
+			}
+			if !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+				return 0, nil, err
+			}
+		case h.Slot.Equal(me.Slot):
+			return 0, &h, nil
+		case c.alive(h.Device, h.Journal):
+			return 0, &h, nil
+		default:
+			// Its device stopped answering mid-run: settle it, then take the key.
+			if c.settleRun(ctx, kv, routine, runEntry{h: h, rev: e.Revision()}) {
+				continue
+			}
+		}
+	}
+	return 0, nil, errors.New("the routine's run key keeps changing")
+}
+
+// letGo deletes the run key this device took (revision rev) for a slot it did not win.
+func (c *Client) letGo(kv jetstream.KeyValue, routine string, rev uint64) {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	if err := kv.Delete(ctx, runKey(routine), jetstream.LastRevision(rev)); err != nil && !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+		c.mu.Lock()
+		c.pending = append(c.pending, scheduler.HubClaim{Routine: routine, Rev: rev})
+		c.mu.Unlock()
+	}
+}
+
+// Release lets go of the routine's run key that claim holds, now that the run is over
+// (outcome: how it ended, reported to the other devices as this device's last run; "" when it
+// did not run). When the hub cannot take it now, it is kept and retried by the loop, and by
+// the next claim of the routine.
+func (c *Client) Release(claim scheduler.HubClaim, outcome string) {
+	if outcome != "" {
+		c.mu.Lock()
+		c.last = &LastRun{Routine: claim.Routine, Slot: claim.Slot.UTC(), Outcome: outcome}
+		c.mu.Unlock()
+	}
+	kv, err := c.connected()
+	if err != nil {
+		c.mu.Lock()
+		c.pending = append(c.pending, claim)
+		c.mu.Unlock()
+		return
+	}
+	c.letGo(kv, claim.Routine, claim.Rev)
+}
+
+// dropPending forgets the pending releases of routine (its run key was taken over).
+func (c *Client) dropPending(routine string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	kept := c.pending[:0]
+	for _, p := range c.pending {
+		if p.Routine != routine {
+			kept = append(kept, p)
+		}
+	}
+	c.pending = kept
+}
+
+// retryReleases tries the releases the hub has not taken yet.
+func (c *Client) retryReleases(ctx context.Context, kv jetstream.KeyValue) {
+	c.mu.Lock()
+	pending := c.pending
+	c.pending = nil
+	c.mu.Unlock()
+	var kept []scheduler.HubClaim
+	for _, p := range pending {
+		err := kv.Delete(ctx, runKey(p.Routine), jetstream.LastRevision(p.Rev))
+		if err != nil && !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+			kept = append(kept, p)
+		}
+	}
+	c.mu.Lock()
+	c.pending = append(kept, c.pending...)
+	c.mu.Unlock()
+}
+
+// settleRun ends a run key whose device stopped answering (its liveness key expired): the
+// compare-and-delete on its revision lets exactly one device do it, and that device records
+// the run interrupted (the settle callback). It reports whether the key is gone.
+func (c *Client) settleRun(ctx context.Context, kv jetstream.KeyValue, routine string, e runEntry) bool {
+	err := kv.Delete(ctx, runKey(routine), jetstream.LastRevision(e.rev))
+	switch {
+	case errors.Is(err, jetstream.ErrKeyRevisionMismatch):
+		return true // someone else settled it, or its device is back and moved on
+	case err != nil:
+		return false
+	}
+	c.mu.Lock()
+	settle := c.settle
+	if c.runs[routine].rev == e.rev {
+		delete(c.runs, routine)
+	}
+	c.mu.Unlock()
+	reason := fmt.Sprintf("device %s stopped answering mid-run (its liveness key expired); recorded by %s", e.h.Device, c.opts.Device)
+	c.log.Warn("settled the run of a device that stopped answering", "routine", routine, "slot", e.h.Slot, "on", e.h.Device)
+	if settle != nil {
+		settle(routine, e.h.Slot, e.h.Device, reason)
+	}
+	return true
+}
+
+// Anchors returns the every-grid anchor shared for each routine of every: the hub's when it
+// has one for the same interval; otherwise now truncated to the second, which this device then
+// stores (created, or replacing the anchor of another interval: the first device to arm a new
+// interval sets its grid). Routines the hub did not answer for are left out.
+func (c *Client) Anchors(ctx context.Context, every map[string]time.Duration, now time.Time) map[string]time.Time {
+	out := map[string]time.Time{}
+	kv, err := c.connected()
+	if err != nil {
+		c.log.Warn("hub unreachable: every-routines keep this device's own anchor until they are armed again", "err", err)
+		return out
+	}
+	names := make([]string, 0, len(every))
+	for name := range every {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if a, err := c.anchor(ctx, kv, name, every[name], now.Truncate(time.Second)); err == nil {
+			out[name] = a
+		} else {
+			c.log.Warn("shared anchor", "routine", name, "err", err)
+		}
+	}
+	return out
+}
+
+func (c *Client) anchor(ctx context.Context, kv jetstream.KeyValue, name string, every time.Duration, now time.Time) (time.Time, error) {
+	key := anchorKey(name)
+	mine, _ := json.Marshal(anchorInfo{Every: every, Anchor: now.UTC()})
+	for attempt := 0; attempt < 4; attempt++ {
+		e, err := kv.Get(ctx, key)
+		switch {
+		case errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted):
+			if _, err := kv.Create(ctx, key, mine); err == nil {
+				return now, nil
+			} else if !errors.Is(err, jetstream.ErrKeyExists) {
+				return time.Time{}, err
+			}
+			continue
+		case err != nil:
+			return time.Time{}, err
+		}
+		var a anchorInfo
+		if json.Unmarshal(e.Value(), &a) == nil && a.Every == every && !a.Anchor.IsZero() {
+			return a.Anchor, nil
+		}
+		if _, err := kv.Update(ctx, key, mine, e.Revision()); err == nil {
+			return now, nil
+		} else if !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+			return time.Time{}, err
+		}
+	}
+	return time.Time{}, errors.New("the anchor keeps changing")
+}
+
+// Publish sets the definition hashes this device reports (sent with its next liveness
+// refresh).
+func (c *Client) Publish(defs map[string]string) {
+	c.mu.Lock()
+	c.defs = defs
+	c.mu.Unlock()
+}
+
+// loop refreshes the liveness key every quarter of its TTL, keeps the watcher of the other
+// devices and runs going, settles the runs of devices that stopped answering, retries
+// releases, and writes hub.json. A device's liveness key expiring (or deleted) is acted on as
+// soon as the watcher delivers it, not at the next tick, so a dead device's run is settled
+// within the TTL of its last refresh.
+func (c *Client) loop(stop <-chan struct{}) {
+	defer close(c.done)
+	every := max(c.opts.LivenessTTL/4, 250*time.Millisecond)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		c.tick()
+		for again := false; !again; {
+			var updates <-chan jetstream.KeyValueEntry
+			c.mu.Lock()
+			if c.watcher != nil {
+				updates = c.watcher.Updates()
+			}
+			c.mu.Unlock()
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				again = true
+			case e, ok := <-updates:
+				if !ok {
+					c.mu.Lock()
+					c.rewatch = true
+					c.mu.Unlock()
+					again = true
+					break
+				}
+				c.apply(e)
+				if e != nil && strings.HasPrefix(e.Key(), "device.") && e.Operation() != jetstream.KeyValuePut {
+					again = true // a device is gone: settle its runs now
+				}
+			}
+		}
+	}
+}
+
+// tick is one pass of the loop.
+func (c *Client) tick() {
+	kv, err := c.connected()
+	if err != nil {
+		c.writeState()
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	if err := c.refresh(ctx); err != nil {
+		c.log.Debug("liveness refresh", "err", err)
+		c.noteDown(err)
+		c.writeState()
+		return
+	}
+	c.ensureWatch(kv)
+	c.drainWatch()
+	c.retryReleases(ctx, kv)
+	c.settleDead(ctx, kv)
+	c.checkDrift()
+	c.writeState()
+}
+
+// refresh writes this device's liveness key with a fresh TTL. The KV API sets a TTL only on
+// create, so it publishes to the key's subject with the Nats-TTL header, as Create does.
+func (c *Client) refresh(ctx context.Context) error {
+	c.mu.Lock()
+	info := deviceInfo{Device: c.opts.Device, Journal: c.journal, Epoch: c.epoch, Version: c.opts.Version,
+		Started: c.started.UTC(), Seen: time.Now().UTC(), Last: c.last, Defs: c.defs}
+	js := c.js
+	c.mu.Unlock()
+	data, _ := json.Marshal(info)
+	_, err := js.PublishMsg(ctx, &nats.Msg{Subject: "$KV." + Bucket + "." + deviceKey(c.opts.Device), Data: data},
+		jetstream.WithMsgTTL(c.opts.LivenessTTL))
+	return err
+}
+
+// ensureWatch starts the watcher of device.* and run.* keys, again after a reconnect.
+func (c *Client) ensureWatch(kv jetstream.KeyValue) {
+	c.mu.Lock()
+	w, re := c.watcher, c.rewatch
+	c.rewatch = false
+	c.mu.Unlock()
+	if w != nil && !re {
+		return
+	}
+	if w != nil {
+		_ = w.Stop()
+	}
+	nw, err := kv.WatchFiltered(context.Background(), []string{"device.*", "run.*"})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.watcher, c.ready = nil, false
+	if err != nil {
+		c.log.Debug("watch", "err", err)
+		c.rewatch = true
+		return
+	}
+	c.watcher = nw
+	c.runs = map[string]runEntry{}
+	for _, d := range c.devices {
+		d.alive = false
+	}
+}
+
+// drainWatch applies what the watcher delivered since the last tick.
+func (c *Client) drainWatch() {
+	c.mu.Lock()
+	w := c.watcher
+	c.mu.Unlock()
+	if w == nil {
+		return
+	}
+	for {
+		select {
+		case e, ok := <-w.Updates():
+			if !ok {
+				c.mu.Lock()
+				c.rewatch = true
+				c.mu.Unlock()
+				return
+			}
+			c.apply(e)
+		default:
+			return
+		}
+	}
+}
+
+// apply records one watched entry (nil: the keys as they were have all been delivered).
+func (c *Client) apply(e jetstream.KeyValueEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e == nil {
+		c.ready = true
+		return
+	}
+	kind, name, _ := strings.Cut(e.Key(), ".")
+	gone := e.Operation() != jetstream.KeyValuePut
+	switch kind {
+	case "device":
+		d := c.devices[name]
+		if d == nil {
+			d = &seenDevice{}
+			c.devices[name] = d
+		}
+		d.alive = !gone
+		if !gone {
+			_ = json.Unmarshal(e.Value(), &d.info)
+		}
+	case "run":
+		if gone {
+			delete(c.runs, name)
+			return
+		}
+		var h holder
+		if json.Unmarshal(e.Value(), &h) == nil {
+			c.runs[name] = runEntry{h: h, rev: e.Revision()}
+		}
+	}
+}
+
+// settleDead settles the run keys of devices whose liveness key has expired, and lets go of
+// this journal's own run keys left by its earlier owners (their runs were ended locally).
+func (c *Client) settleDead(ctx context.Context, kv jetstream.KeyValue) {
+	c.mu.Lock()
+	if !c.ready {
+		c.mu.Unlock()
+		return
+	}
+	var dead, stale []string
+	entries := map[string]runEntry{}
+	for routine, e := range c.runs {
+		switch {
+		case e.h.Journal == c.journal && e.h.Epoch < c.epoch:
+			stale = append(stale, routine)
+		case e.h.Journal == c.journal:
+		default:
+			if d := c.devices[e.h.Device]; d == nil || !d.alive || d.info.Journal != e.h.Journal {
+				dead = append(dead, routine)
+			}
+		}
+		entries[routine] = e
+	}
+	c.mu.Unlock()
+	for _, routine := range stale {
+		_ = kv.Delete(ctx, runKey(routine), jetstream.LastRevision(entries[routine].rev))
+	}
+	for _, routine := range dead {
+		c.settleRun(ctx, kv, routine, entries[routine])
+	}
+}
+
+// checkDrift compares this device's definition hashes with the live devices' and logs each
+// routine that is defined differently, once per change.
+func (c *Client) checkDrift() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := map[string][]string{}
+	for name, d := range c.devices {
+		if name == c.opts.Device || !d.alive {
+			continue
+		}
+		for routine, h := range d.info.Defs {
+			if mine, ok := c.defs[routine]; ok && mine != h {
+				now[routine] = append(now[routine], name)
+			}
+		}
+	}
+	for routine, devs := range now {
+		sort.Strings(devs)
+		if strings.Join(devs, ",") != strings.Join(c.drift[routine], ",") {
+			c.log.Warn("routine defined differently on other devices: it runs under one name with different definitions; make routines.toml the same everywhere",
+				"routine", routine, "devices", strings.Join(devs, ", "))
+		}
+	}
+	c.drift = now
+}

@@ -1,0 +1,353 @@
+package hub_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/routinely/routinely/hub"
+	"github.com/routinely/routinely/hub/hubserver"
+	"github.com/routinely/routinely/scheduler"
+)
+
+// quiet keeps the server's and clients' logs out of the test output unless -v.
+func quiet(t *testing.T) *slog.Logger {
+	if testing.Verbose() {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return slog.New(slog.NewTextHandler(discard{}, nil))
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// newStore is a store directory for a hub that does not exist yet (the hub creates it 0700).
+func newStore(t *testing.T) string { return filepath.Join(t.TempDir(), "hub") }
+
+// startHub starts a real hub on a free loopback port with its store in dir.
+func startHub(t *testing.T, dir, listen string) *hubserver.Server {
+	t.Helper()
+	s, err := hubserver.Start(context.Background(), hubserver.Options{Listen: listen, Store: dir, Logger: quiet(t)})
+	if err != nil {
+		t.Fatalf("start hub: %v", err)
+	}
+	return s
+}
+
+// startHubB and joinB are startHub and join for benchmarks.
+func startHubB(b *testing.B) *hubserver.Server {
+	s, err := hubserver.Start(context.Background(), hubserver.Options{Listen: "127.0.0.1:0",
+		Store: filepath.Join(b.TempDir(), "hub"), Logger: slog.New(slog.NewTextHandler(discard{}, nil))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+func joinB(b *testing.B, url, token string) *hub.Client {
+	c := hub.New(hub.Options{URL: url, Token: token, Device: "bench", LivenessTTL: 5 * time.Second,
+		Logger: slog.New(slog.NewTextHandler(discard{}, nil))})
+	if err := c.Start("j-bench", 1, nil); err != nil {
+		b.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, err := c.Claim(context.Background(), "warm-up", slot0, time.Hour); err == nil {
+			return c
+		}
+	}
+	b.Fatal("the hub did not answer")
+	return nil
+}
+
+// device is one device's client on the hub, with the runs it was told to settle.
+type device struct {
+	*hub.Client
+	mu      sync.Mutex
+	settled []string
+}
+
+func (d *device) settledRuns() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]string(nil), d.settled...)
+}
+
+// join starts a client for name, with its own journal id, on s.
+func join(t *testing.T, s *hubserver.Server, name, journal string, epoch uint64, stateDir string) *device {
+	t.Helper()
+	d := &device{}
+	d.Client = hub.New(hub.Options{URL: s.URL, Token: s.Token, Device: name, LivenessTTL: 2 * time.Second,
+		Version: "test", StateDir: stateDir, PID: os.Getpid(), Logger: quiet(t)})
+	err := d.Start(journal, epoch, func(routine string, slot time.Time, device, reason string) {
+		d.mu.Lock()
+		d.settled = append(d.settled, routine+"@"+slot.UTC().Format(time.RFC3339)+" on "+device)
+		d.mu.Unlock()
+	})
+	if err != nil {
+		t.Fatalf("join %s: %v", name, err)
+	}
+	t.Cleanup(d.Stop)
+	return d
+}
+
+// eventually polls cond every 20 ms until it holds or timeout passes.
+func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// claim is Claim with a test context; it fails the test on an error.
+func claim(t *testing.T, d *device, routine string, slot time.Time) scheduler.HubClaim {
+	t.Helper()
+	c, err := d.Claim(context.Background(), routine, slot, time.Hour)
+	if err != nil {
+		t.Fatalf("%s claims %s %s: %v", d.Device(), routine, slot, err)
+	}
+	return c
+}
+
+var slot0 = time.Date(2026, 12, 1, 8, 30, 0, 0, time.UTC)
+
+// Each slot is won by exactly one of the devices claiming it at once; the others learn who won.
+func TestClaimOnceAcrossDevices(t *testing.T) {
+	s := startHub(t, newStore(t), "127.0.0.1:0")
+	defer s.Shutdown()
+	devs := []*device{
+		join(t, s, "laptop", "j-laptop", 1, ""),
+		join(t, s, "desktop", "j-desktop", 1, ""),
+		join(t, s, "server", "j-server", 1, ""),
+	}
+	for i := range 20 {
+		slot := slot0.Add(time.Duration(i) * time.Minute)
+		res := make([]scheduler.HubClaim, len(devs))
+		var wg sync.WaitGroup
+		for k, d := range devs {
+			wg.Go(func() { res[k] = claim(t, d, "briefing", slot) })
+		}
+		wg.Wait()
+		won := -1
+		for k, c := range res {
+			if c.Verdict == scheduler.HubWon {
+				if won >= 0 {
+					t.Fatalf("slot %d: won by %s and %s", i, devs[won].Device(), devs[k].Device())
+				}
+				won = k
+			}
+		}
+		if won < 0 {
+			t.Fatalf("slot %d: nobody won: %+v", i, res)
+		}
+		for k, c := range res {
+			if k != won && (c.Verdict != scheduler.HubElsewhere || c.Device != devs[won].Device()) {
+				t.Fatalf("slot %d: %s got %+v, want elsewhere on %s", i, devs[k].Device(), c, devs[won].Device())
+			}
+		}
+		devs[won].Release(res[won], "success")
+		// A device that claims the slot again later (a wake, a catch-up pass) never wins it.
+		for k, d := range devs {
+			if k != won {
+				if c := claim(t, d, "briefing", slot); c.Verdict != scheduler.HubElsewhere {
+					t.Fatalf("slot %d claimed again by %s: %+v", i, d.Device(), c)
+				}
+			}
+		}
+	}
+}
+
+// While a run goes on one device, the next slot on another device meets the overlap policy
+// (HubBusy naming the device and its slot); once the run is released, the slot can be won.
+func TestClaimBusyWhileRunningElsewhere(t *testing.T) {
+	s := startHub(t, newStore(t), "127.0.0.1:0")
+	defer s.Shutdown()
+	a := join(t, s, "laptop", "j-laptop", 1, "")
+	b := join(t, s, "desktop", "j-desktop", 1, "")
+	first := claim(t, a, "backup", slot0)
+	if first.Verdict != scheduler.HubWon {
+		t.Fatalf("first claim: %+v", first)
+	}
+	next := slot0.Add(time.Minute)
+	got := claim(t, b, "backup", next)
+	if got.Verdict != scheduler.HubBusy || got.Device != "laptop" || !got.Running.Equal(slot0) {
+		t.Fatalf("claim while laptop runs: %+v, want busy on laptop running %s", got, slot0)
+	}
+	a.Release(first, "success")
+	if got := claim(t, b, "backup", next); got.Verdict != scheduler.HubWon {
+		t.Fatalf("claim after the release: %+v", got)
+	}
+}
+
+// A device killed mid-run: once its liveness key expires, exactly one other device settles
+// its run (records it interrupted) and the routine's next slot can run elsewhere.
+func TestDeadDeviceRunIsSettledOnce(t *testing.T) {
+	s := startHub(t, newStore(t), "127.0.0.1:0")
+	defer s.Shutdown()
+	a := join(t, s, "laptop", "j-laptop", 1, "")
+	b := join(t, s, "desktop", "j-desktop", 1, "")
+	c := join(t, s, "server", "j-server", 1, "")
+	if got := claim(t, a, "backup", slot0); got.Verdict != scheduler.HubWon {
+		t.Fatalf("claim: %+v", got)
+	}
+	next := slot0.Add(time.Minute)
+	if got := claim(t, b, "backup", next); got.Verdict != scheduler.HubBusy {
+		t.Fatalf("claim while laptop is alive: %+v, want busy", got)
+	}
+	killed := time.Now()
+	a.Crash()
+	eventually(t, 10*time.Second, "the laptop's run to be settled", func() bool {
+		return len(b.settledRuns())+len(c.settledRuns()) > 0
+	})
+	took := time.Since(killed)
+	time.Sleep(time.Second) // a second settle would come within a loop tick
+	all := append(b.settledRuns(), c.settledRuns()...)
+	if want := "backup@2026-12-01T08:30:00Z on laptop"; len(all) != 1 || all[0] != want {
+		t.Fatalf("settled %q, want exactly [%q]", all, want)
+	}
+	if took < 2*time.Second-200*time.Millisecond {
+		t.Fatalf("settled %s after the kill: before the 2 s liveness TTL ran out", took)
+	}
+	if got := claim(t, b, "backup", next); got.Verdict != scheduler.HubWon {
+		t.Fatalf("claim after the settle: %+v", got)
+	}
+}
+
+// The hub down: claims fail at once with ErrHubUnreachable (nothing shared runs). A restarted
+// hub on the same store still has every claim acknowledged before, so a slot won before the
+// restart can never be won by another device after it.
+func TestHubDownFailsClosedAndClaimsSurviveARestart(t *testing.T) {
+	store := newStore(t)
+	s := startHub(t, store, "127.0.0.1:0")
+	a := join(t, s, "laptop", "j-laptop", 1, "")
+	b := join(t, s, "desktop", "j-desktop", 1, "")
+	won := claim(t, a, "briefing", slot0)
+	if won.Verdict != scheduler.HubWon {
+		t.Fatalf("claim: %+v", won)
+	}
+	a.Release(won, "success")
+	url := s.URL
+	s.Shutdown()
+	eventually(t, 5*time.Second, "the desktop to notice the hub is gone", func() bool {
+		_, err := b.Claim(context.Background(), "briefing", slot0.Add(time.Minute), time.Hour)
+		return errors.Is(err, scheduler.ErrHubUnreachable)
+	})
+	began := time.Now()
+	if _, err := b.Claim(context.Background(), "briefing", slot0.Add(2*time.Minute), time.Hour); !errors.Is(err, scheduler.ErrHubUnreachable) {
+		t.Fatalf("claim with the hub down: %v, want ErrHubUnreachable", err)
+	}
+	if d := time.Since(began); d > 100*time.Millisecond {
+		t.Fatalf("a claim with the hub down took %s: it must fail at once", d)
+	}
+	s = startHub(t, store, url[len("nats://"):])
+	defer s.Shutdown()
+	eventually(t, 10*time.Second, "the desktop to reconnect", func() bool {
+		_, err := b.Claim(context.Background(), "other", slot0, time.Hour)
+		return err == nil
+	})
+	if got := claim(t, b, "briefing", slot0); got.Verdict != scheduler.HubElsewhere || got.Device != "laptop" {
+		t.Fatalf("the slot won before the restart, claimed after it: %+v, want elsewhere on laptop", got)
+	}
+}
+
+// A new owner of the same journal (a restart of the device's owner) recognises the claim its
+// predecessor made but never ran: the hub claim is its own, and the local journal decides.
+func TestOwnClaimIsRecognisedAfterARestart(t *testing.T) {
+	s := startHub(t, newStore(t), "127.0.0.1:0")
+	defer s.Shutdown()
+	a := join(t, s, "laptop", "j-laptop", 1, "")
+	if got := claim(t, a, "briefing", slot0); got.Verdict != scheduler.HubWon {
+		t.Fatalf("claim: %+v", got)
+	}
+	a.Crash()
+	again := join(t, s, "laptop", "j-laptop", 2, "")
+	if got := claim(t, again, "briefing", slot0); got.Verdict != scheduler.HubWon {
+		t.Fatalf("the restarted owner claims its predecessor's slot: %+v, want won", got)
+	}
+	other := join(t, s, "desktop", "j-desktop", 1, "")
+	if got := claim(t, other, "briefing", slot0); got.Verdict != scheduler.HubElsewhere {
+		t.Fatalf("another device claims it: %+v, want elsewhere", got)
+	}
+}
+
+// every-routines share one anchor: the first device to arm an interval sets it, the others
+// use it; a new interval sets a new anchor.
+func TestSharedAnchor(t *testing.T) {
+	s := startHub(t, newStore(t), "127.0.0.1:0")
+	defer s.Shutdown()
+	a := join(t, s, "laptop", "j-laptop", 1, "")
+	b := join(t, s, "desktop", "j-desktop", 1, "")
+	t1 := time.Date(2026, 12, 1, 8, 0, 17, 400, time.UTC)
+	t2 := t1.Add(42 * time.Second)
+	got := a.Anchors(context.Background(), map[string]time.Duration{"tick": time.Minute}, t1)
+	if want := t1.Truncate(time.Second); !got["tick"].Equal(want) {
+		t.Fatalf("first anchor %v, want %v", got["tick"], want)
+	}
+	if got := b.Anchors(context.Background(), map[string]time.Duration{"tick": time.Minute}, t2); !got["tick"].Equal(t1.Truncate(time.Second)) {
+		t.Fatalf("second device's anchor %v, want the first's %v", got["tick"], t1.Truncate(time.Second))
+	}
+	if got := b.Anchors(context.Background(), map[string]time.Duration{"tick": 2 * time.Minute}, t2); !got["tick"].Equal(t2.Truncate(time.Second)) {
+		t.Fatalf("anchor of a new interval %v, want %v", got["tick"], t2.Truncate(time.Second))
+	}
+}
+
+// A routine defined differently on two devices is reported on both (hub.json's drift), and
+// each device lists the other as seen.
+func TestDefinitionDriftIsReportedOnBoth(t *testing.T) {
+	s := startHub(t, newStore(t), "127.0.0.1:0")
+	defer s.Shutdown()
+	dirA, dirB := t.TempDir(), t.TempDir()
+	a := join(t, s, "laptop", "j-laptop", 1, dirA)
+	b := join(t, s, "desktop", "j-desktop", 1, dirB)
+	a.Publish(map[string]string{"briefing": "h1", "backup": "same"})
+	b.Publish(map[string]string{"briefing": "h2", "backup": "same"})
+	for _, c := range []struct {
+		dir, other string
+	}{{dirA, "desktop"}, {dirB, "laptop"}} {
+		eventually(t, 10*time.Second, "drift in "+c.dir, func() bool {
+			st, err := hub.ReadState(c.dir)
+			if err != nil || len(st.Drift) != 1 {
+				return false
+			}
+			seen := false
+			for _, d := range st.Devices {
+				seen = seen || d.Name == c.other && d.Alive
+			}
+			return seen && st.Drift[0].Routine == "briefing" && len(st.Drift[0].Devices) == 1 && st.Drift[0].Devices[0] == c.other
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dirA, hub.StateFile)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// After a takeover on one device, the old owner's stop does not delete the new owner's
+// liveness key: the other devices do not take the new owner's run for a dead device's.
+func TestStopAfterTakeoverKeepsTheSuccessorAlive(t *testing.T) {
+	s := startHub(t, newStore(t), "127.0.0.1:0")
+	defer s.Shutdown()
+	old := join(t, s, "laptop", "j-laptop", 1, "")
+	other := join(t, s, "desktop", "j-desktop", 1, "")
+	successor := join(t, s, "laptop", "j-laptop", 2, "")
+	if got := claim(t, successor, "backup", slot0); got.Verdict != scheduler.HubWon {
+		t.Fatalf("successor's claim: %+v", got)
+	}
+	time.Sleep(time.Second) // the successor has refreshed the liveness key
+	old.Stop()
+	time.Sleep(1500 * time.Millisecond) // a deletion would reach the desktop's watcher by now
+	if got := other.settledRuns(); len(got) != 0 {
+		t.Fatalf("the desktop settled %v: it took the laptop's new owner for dead", got)
+	}
+	if got := claim(t, other, "backup", slot0.Add(time.Minute)); got.Verdict != scheduler.HubBusy {
+		t.Fatalf("desktop's claim while the laptop's new owner runs: %+v, want busy", got)
+	}
+}

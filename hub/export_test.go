@@ -1,0 +1,15 @@
+package hub
+
+// Crash ends the client as a killed process would: the connection drops, nothing is deleted
+// or released, so its liveness key lives until its TTL runs out.
+func (c *Client) Crash() {
+	c.mu.Lock()
+	stop, nc := c.stop, c.nc
+	c.stop = nil
+	c.mu.Unlock()
+	if stop != nil {
+		close(stop)
+		<-c.done
+	}
+	nc.Close()
+}

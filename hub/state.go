@@ -1,0 +1,135 @@
+package hub
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/routinely/routinely/internal/atomicfile"
+)
+
+// StateFile is the file in the state directory where a device's owner writes what it sees of
+// the hub (State), for `routinely status` and the desktop app. It is diagnostics only: nothing
+// reads it to decide anything.
+const StateFile = "hub.json"
+
+// maxStateBytes bounds reading hub.json.
+const maxStateBytes = 1 << 20
+
+// State is what hub.json holds.
+type State struct {
+	PID       int       `json:"pid"` // the owner that writes it
+	URL       string    `json:"url"`
+	Device    string    `json:"device"`
+	Connected bool      `json:"connected"`
+	Since     time.Time `json:"since,omitzero"` // not connected: since when
+	Error     string    `json:"error,omitempty"`
+	// Devices are the devices this one has seen on the hub since it started, itself included.
+	Devices []DeviceState `json:"devices"`
+	// Drift lists the shared routines another live device defines differently.
+	Drift     []Drift   `json:"drift"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// DeviceState is one device as seen on the hub.
+type DeviceState struct {
+	Name     string    `json:"name"`
+	Self     bool      `json:"self"`
+	Alive    bool      `json:"alive"` // its liveness key is there
+	LastSeen time.Time `json:"last_seen"`
+	Version  string    `json:"version"`
+	Last     *LastRun  `json:"last"`
+}
+
+// Drift is one routine defined differently on other devices.
+type Drift struct {
+	Routine string   `json:"routine"`
+	Devices []string `json:"devices"`
+}
+
+// state returns the State as this client sees it now.
+func (c *Client) state() State {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := State{PID: c.opts.PID, URL: c.opts.URL, Device: c.opts.Device, Connected: c.downSince.IsZero() && c.nc != nil,
+		Since: c.downSince, Devices: []DeviceState{}, Drift: []Drift{}, UpdatedAt: time.Now()}
+	if c.downErr != nil {
+		s.Error = c.downErr.Error()
+	}
+	self := false
+	for name, d := range c.devices {
+		isSelf := name == c.opts.Device && d.info.Journal == c.journal
+		self = self || isSelf
+		s.Devices = append(s.Devices, DeviceState{Name: name, Self: isSelf, Alive: d.alive || isSelf && s.Connected,
+			LastSeen: d.info.Seen, Version: d.info.Version, Last: d.info.Last})
+	}
+	if !self {
+		s.Devices = append(s.Devices, DeviceState{Name: c.opts.Device, Self: true, Alive: s.Connected,
+			Version: c.opts.Version, Last: c.last})
+	}
+	sort.Slice(s.Devices, func(i, j int) bool { return s.Devices[i].Name < s.Devices[j].Name })
+	for routine, devs := range c.drift {
+		s.Drift = append(s.Drift, Drift{Routine: routine, Devices: devs})
+	}
+	sort.Slice(s.Drift, func(i, j int) bool { return s.Drift[i].Routine < s.Drift[j].Routine })
+	return s
+}
+
+// Snapshot returns what this client sees of the hub now (for an owner in this process, such as
+// the desktop app).
+func (c *Client) Snapshot() State { return c.state() }
+
+// writeState replaces hub.json in the state directory (when one is set). A failed write is
+// logged at debug: it only feeds diagnostics.
+func (c *Client) writeState() {
+	if c.opts.StateDir == "" {
+		return
+	}
+	data, err := json.MarshalIndent(c.state(), "", "  ")
+	if err == nil {
+		err = writeNoSync(filepath.Join(c.opts.StateDir, StateFile), append(data, '\n'))
+	}
+	if err != nil {
+		c.log.Debug("write hub.json", "err", err)
+	}
+}
+
+// writeNoSync replaces path with data (0600) through a temporary file and a rename, without
+// fsync: hub.json is rewritten every second and a torn or lost one is only a diagnosis missed.
+func writeNoSync(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// ReadState reads hub.json from stateDir. Errors: an error wrapping os.ErrNotExist when there
+// is none (no owner with a hub has run here); a file that is not regular, too large or not a
+// State, wrapped.
+func ReadState(stateDir string) (State, error) {
+	var s State
+	data, _, err := atomicfile.Read(filepath.Join(stateDir, StateFile), maxStateBytes)
+	if err != nil {
+		return s, err
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		return s, fmt.Errorf("%s: %w", StateFile, err)
+	}
+	return s, nil
+}

@@ -1,0 +1,268 @@
+//go:build unix
+
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// livenessTTL is the devices' [hub] liveness_ttl in these tests.
+const livenessTTL = 3 * time.Second
+
+// hubProc is `routinely hub` running in the background, with the URL it printed.
+type hubProc struct {
+	*proc
+	url   string
+	token string
+}
+
+var hubURLRE = regexp.MustCompile(`Hub listening on (nats://\S+)`)
+
+// startHubProc starts `routinely hub --listen listen --store store` and waits until it says
+// where it listens.
+func startHubProc(t *testing.T, store, listen string) *hubProc {
+	t.Helper()
+	cmd := exec.Command(bin, "hub", "--listen", listen, "--store", store)
+	cmd.Env = testEnv()
+	p := startCmd(t, cmd, "routinely hub")
+	p.waitStdout("Ctrl-C stops.", ownDeadline)
+	m := hubURLRE.FindStringSubmatch(p.stdout.String())
+	if m == nil {
+		t.Fatalf("hub printed no URL:\n%s", p.stdout.String())
+	}
+	token, err := os.ReadFile(filepath.Join(store, "hub.token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &hubProc{proc: p, url: m[1], token: strings.TrimSpace(string(token))}
+}
+
+// deviceHome makes a profile for device on hub h, sharing config (routines) with the others.
+func deviceHome(t *testing.T, h *hubProc, device, routines string) string {
+	t.Helper()
+	home := newHome(t, fmt.Sprintf("[hub]\nurl = %q\ntoken_file = \"hub.token\"\ndevice = %q\nliveness_ttl = %q\n%s",
+		h.url, device, livenessTTL.String(), routines))
+	if err := os.WriteFile(filepath.Join(home, "hub.token"), []byte(h.token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+// hubRun is one row of `history --json` as these tests read it.
+type hubRun struct {
+	Slot    time.Time `json:"slot"`
+	Outcome string    `json:"outcome"`
+	Reason  string    `json:"reason"`
+	Trigger string    `json:"trigger"`
+	Device  string    `json:"device"`
+}
+
+func hubHistory(t *testing.T, home string) []hubRun {
+	t.Helper()
+	stdout, stderr, code := run(t, home, "history", "tick", "--json", "--limit", "100000")
+	if code != 0 {
+		t.Fatalf("history: exit %d: %s", code, stderr)
+	}
+	var runs []hubRun
+	if err := json.Unmarshal([]byte(stdout), &runs); err != nil {
+		t.Fatalf("history --json: %v\n%s", err, stdout)
+	}
+	return runs
+}
+
+// window is a span of time in which a slot may be missing from the output, with why.
+type window struct {
+	from, to time.Time
+	why      string
+}
+
+// timeline notes when each attack began and ended, for the coverage check.
+type timeline struct {
+	mu    sync.Mutex
+	gaps  []window
+	start time.Time
+}
+
+func (tl *timeline) gap(from, to time.Time, why string) {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	tl.gaps = append(tl.gaps, window{from, to, why})
+}
+
+func (tl *timeline) excused(slot time.Time) bool {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	for _, g := range tl.gaps {
+		if !slot.Before(g.from) && !slot.After(g.to) {
+			return true
+		}
+	}
+	return false
+}
+
+// Two devices share an every-1s routine through `routinely hub`. One is SIGKILLed (and started
+// again), the other SIGSTOPped for 10 s (a sleep), then the hub is stopped for 5 s and started
+// again on the same store. Throughout: no slot runs twice; no slot is missing while a device is
+// up and the hub too, except within the liveness TTL (+1 s) of a device's failure; and both
+// devices' histories together explain every slot, the missing ones included.
+func TestHubTwoDevicesOneSchedule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("45 s chaos run")
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "slots.txt")
+	store := filepath.Join(dir, "hub-store")
+	h := startHubProc(t, store, "127.0.0.1:0")
+	listen := strings.TrimPrefix(h.url, "nats://")
+	routines := fmt.Sprintf(`
+[[routine]]
+name = "tick"
+every = "1s"
+shell = 'echo "$ROUTINELY_SLOT $ROUTINELY_DEVICE" >> %q'
+timeout = "5s"
+`, out)
+	homeA := deviceHome(t, h, "laptop", routines)
+	homeB := deviceHome(t, h, "desktop", routines)
+	a := start(t, homeA, "daemon")
+	b := start(t, homeB, "daemon")
+	waitOwner(t, homeA, a.pid())
+	waitOwner(t, homeB, b.pid())
+	tl := &timeline{start: time.Now()}
+	// Both see each other, with no drift.
+	waitStatus(t, homeA, "both devices up, no drift", func(s statusOut) bool {
+		return s.Hub != nil && s.Hub.Connected && len(s.Hub.Devices) == 2 && s.Hub.Devices[0].Alive && s.Hub.Devices[1].Alive && len(s.Hub.Drift) == 0
+	})
+	time.Sleep(5 * time.Second)
+
+	// SIGKILL the laptop: the desktop covers its slots within the TTL (+1 s).
+	killed := time.Now()
+	a.signal(syscall.SIGKILL)
+	a.wait(cmdTimeout)
+	tl.gap(killed.Add(-time.Second), killed.Add(livenessTTL+2*time.Second), "laptop killed")
+	time.Sleep(7 * time.Second)
+	a = start(t, homeA, "daemon")
+	waitOwner(t, homeA, a.pid())
+	time.Sleep(3 * time.Second)
+
+	// SIGSTOP the desktop for 10 s: the laptop covers; the desktop, continued, runs nothing
+	// the laptop ran.
+	stopped := time.Now()
+	b.signal(syscall.SIGSTOP)
+	time.Sleep(10 * time.Second)
+	b.signal(syscall.SIGCONT)
+	tl.gap(stopped.Add(-time.Second), stopped.Add(livenessTTL+2*time.Second), "desktop stopped")
+	time.Sleep(4 * time.Second)
+
+	// Stop the hub for 5 s: nothing shared runs (both say hub-unreachable, exit 4); once it is
+	// back on the same store, the devices carry on and no slot runs twice.
+	hubDown := time.Now()
+	h.signal(syscall.SIGTERM)
+	if code := h.wait(cmdTimeout); code != 0 {
+		t.Fatalf("hub: exit %d on SIGTERM", code)
+	}
+	s := waitStatus(t, homeB, "hub-unreachable", func(s statusOut) bool { return s.ExitCode == 4 && hasDiagnosis(s, "hub-unreachable") })
+	if s.Hub == nil || s.Hub.Connected {
+		t.Fatalf("status while the hub is down: hub %+v", s.Hub)
+	}
+	time.Sleep(time.Until(hubDown.Add(5 * time.Second)))
+	h = startHubProc(t, store, listen)
+	hubUp := time.Now()
+	tl.gap(hubDown.Add(-time.Second), hubUp.Add(4*time.Second), "hub down")
+	waitStatus(t, homeB, "healthy again", func(s statusOut) bool { return s.ExitCode == 0 && s.Hub != nil && s.Hub.Connected })
+	time.Sleep(6 * time.Second)
+
+	end := time.Now()
+	for _, p := range []*proc{a, b} {
+		p.signal(syscall.SIGTERM)
+		if code := p.wait(cmdTimeout); code != 0 {
+			t.Fatalf("daemon pid %d: exit %d on SIGTERM", p.pid(), code)
+		}
+	}
+
+	// What ran: each slot at most once.
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := map[int64]string{} // slot (Unix s) → device
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			t.Fatalf("bad output line %q", line)
+		}
+		slot, err := time.Parse(time.RFC3339, f[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if prev, twice := ran[slot.Unix()]; twice {
+			t.Errorf("slot %s ran twice: on %s and on %s", f[0], prev, f[1])
+		}
+		ran[slot.Unix()] = f[1]
+	}
+
+	// What the histories say: every slot a device ran is its success (or its run's record),
+	// and every slot that did not run is explained.
+	explained := map[int64][]string{}
+	for _, c := range []struct{ home, device string }{{homeA, "laptop"}, {homeB, "desktop"}} {
+		for _, r := range hubHistory(t, c.home) {
+			slot := r.Slot.Unix()
+			explained[slot] = append(explained[slot], fmt.Sprintf("%s: %s (%s) device %s", c.device, r.Outcome, r.Reason, r.Device))
+			if r.Outcome == "success" && ran[slot] != c.device {
+				t.Errorf("slot %s: %s's history says success, but the output says it ran on %q", r.Slot.Format(time.RFC3339), c.device, ran[slot])
+			}
+		}
+	}
+	if len(ran) < 20 {
+		t.Fatalf("only %d slots ran in %s", len(ran), end.Sub(tl.start))
+	}
+	missing, unexplained := 0, 0
+	for s := tl.start.Truncate(time.Second).Add(time.Second).UTC(); s.Before(end.Add(-2 * time.Second)); s = s.Add(time.Second) {
+		if _, ok := ran[s.Unix()]; ok {
+			if len(explained[s.Unix()]) == 0 {
+				t.Errorf("slot %s ran but no history has it", s.Format(time.RFC3339))
+			}
+			continue
+		}
+		missing++
+		if len(explained[s.Unix()]) == 0 {
+			unexplained++
+			t.Errorf("slot %s did not run and no history explains it", s.Format(time.RFC3339))
+			continue
+		}
+		t.Logf("slot %s did not run: %v", s.Format(time.RFC3339), explained[s.Unix()])
+		if !tl.excused(s) {
+			t.Errorf("slot %s did not run while a device and the hub were up: %v", s.Format(time.RFC3339), explained[s.Unix()])
+		}
+	}
+	for _, g := range tl.gaps {
+		t.Logf("window %s: %s to %s", g.why, g.from.UTC().Format(time.RFC3339Nano), g.to.UTC().Format(time.RFC3339Nano))
+	}
+	t.Logf("%d slots ran, %d missing (unexplained: %d)", len(ran), missing, unexplained)
+}
+
+// A [hub] that cannot be used stops the daemon (exit 78, saying what is wrong) instead of
+// running the shared routines alone, which could run them twice; so does a missing token file.
+func TestHubUnusableRefusesToRunAlone(t *testing.T) {
+	for name, hubTable := range map[string]string{
+		"invalid":       "[hub]\nurl = \"http://hub.local:4222\"\ntoken = \"x\"\n",
+		"missing token": "[hub]\nurl = \"nats://127.0.0.1:1\"\ntoken_file = \"no-such.token\"\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			home := newHome(t, hubTable+hourly)
+			_, stderr, code := run(t, home, "daemon")
+			if code != 78 || !strings.Contains(stderr, "hub") {
+				t.Fatalf("daemon with an unusable [hub]: exit %d, stderr:\n%s\nwant 78 naming the hub", code, stderr)
+			}
+		})
+	}
+}

@@ -1,0 +1,231 @@
+//go:build linux
+
+package torture
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestTortureDevices is the multi-device chaos run: `routinely hub` and three devices, each a
+// home with an owning daemon and a standby, share an every-1s routine. At random the driver
+// SIGKILLs a device's owner (its standby takes over, a new standby starts), SIGSTOPs one for 1–6
+// s, and SIGKILLs the hub and starts it again on the same store after 0.5–3 s. Afterwards: no
+// slot ran twice (across devices and owners), every run in the output is one device's success,
+// and no two devices both record a success for one slot. Duration and seed as for TestTorture.
+func TestTortureDevices(t *testing.T) {
+	if testing.Short() {
+		t.Skip("chaos run skipped under -short")
+	}
+	duration := 60 * time.Second
+	if v := os.Getenv("ROUTINELY_TORTURE_DURATION"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			t.Fatalf("ROUTINELY_TORTURE_DURATION: %v", err)
+		}
+		duration = d
+	}
+	seed := time.Now().UnixNano()
+	if v := os.Getenv("ROUTINELY_TORTURE_SEED"); v != "" {
+		fmt.Sscan(v, &seed)
+	}
+	rng := rand.New(rand.NewSource(seed))
+	dir := t.TempDir()
+	bin := os.Getenv("ROUTINELY_BIN")
+	if bin == "" {
+		bin = filepath.Join(dir, "routinely")
+		build := exec.Command("go", "build", "-tags", "nogui", "-o", bin, "github.com/routinely/routinely")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("building the binary: %v\n%s", err, out)
+		}
+	}
+	t.Logf("seed %d (rerun with ROUTINELY_TORTURE_SEED=%d), duration %v", seed, seed, duration)
+	logf := func(format string, a ...any) {
+		t.Logf("%s "+format, append([]any{time.Now().UTC().Format("15:04:05.000")}, a...)...)
+	}
+	next := 0
+	spawn := func(args ...string) *Proc {
+		t.Helper()
+		next++
+		p, err := StartProc(bin, dir, next, args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if p.Alive() {
+				p.Cont()
+				p.Kill()
+				p.WaitExit(5 * time.Second)
+			}
+		})
+		return p
+	}
+	store := filepath.Join(dir, "hub-store")
+	urlRE := regexp.MustCompile(`Hub listening on (nats://\S+)`)
+	startHub := func(listen string) (*Proc, string) {
+		t.Helper()
+		h := spawn("hub", "--listen", listen, "--store", store)
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if log, err := os.ReadFile(h.LogPath); err == nil {
+				if m := urlRE.FindSubmatch(log); m != nil {
+					return h, string(m[1])
+				}
+			}
+		}
+		t.Fatalf("the hub did not start: %s", h.LogPath)
+		return nil, ""
+	}
+	hub, url := startHub("127.0.0.1:0")
+	listen := strings.TrimPrefix(url, "nats://")
+	token, err := os.ReadFile(filepath.Join(store, "hub.token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "slots.txt")
+	devices := []string{"laptop", "desktop", "server"}
+	homes := map[string]string{}
+	procs := map[string][]*Proc{}
+	for _, dev := range devices {
+		home := filepath.Join(dir, dev)
+		if err := os.MkdirAll(home, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		cfg := fmt.Sprintf(`[hub]
+url = %q
+token_file = "hub.token"
+device = %q
+liveness_ttl = "3s"
+
+[[routine]]
+name = "tick"
+every = "1s"
+timeout = "5s"
+shell = 'echo "$ROUTINELY_SLOT $ROUTINELY_DEVICE" >> %q'
+`, url, dev, out)
+		if err := os.WriteFile(filepath.Join(home, "routines.toml"), []byte(cfg), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, "hub.token"), token, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		homes[dev] = home
+		for range 2 { // an owner and a standby
+			procs[dev] = append(procs[dev], spawn("--home", home, "daemon", "--wait"))
+		}
+	}
+	alive := func(dev string) []*Proc {
+		var a []*Proc
+		for _, p := range procs[dev] {
+			if p.Alive() {
+				a = append(a, p)
+			}
+		}
+		return a
+	}
+	end := time.Now().Add(duration)
+	counts := map[string]int{}
+	for time.Now().Before(end) {
+		time.Sleep(time.Duration(1000+rng.Intn(2000)) * time.Millisecond)
+		dev := devices[rng.Intn(len(devices))]
+		switch n := rng.Intn(10); {
+		case n < 4: // SIGKILL one of the device's daemons (often its owner), start a new one
+			if a := alive(dev); len(a) > 0 {
+				p := a[rng.Intn(len(a))]
+				logf("SIGKILL %s pid %d", dev, p.PID())
+				p.Kill()
+				p.WaitExit(5 * time.Second)
+				counts["kill"]++
+			}
+			procs[dev] = append(procs[dev], spawn("--home", homes[dev], "daemon", "--wait"))
+		case n < 7: // SIGSTOP one for 1–6 s (a sleeping laptop)
+			if a := alive(dev); len(a) > 0 {
+				p := a[rng.Intn(len(a))]
+				d := time.Duration(1000+rng.Intn(5000)) * time.Millisecond
+				logf("SIGSTOP %s pid %d for %s", dev, p.PID(), d)
+				p.Stop()
+				time.AfterFunc(d, p.Cont)
+				counts["stop"]++
+			}
+		default: // SIGKILL the hub; start it again on the same store
+			d := time.Duration(500+rng.Intn(2500)) * time.Millisecond
+			logf("SIGKILL hub pid %d, back in %s", hub.PID(), d)
+			hub.Kill()
+			hub.WaitExit(5 * time.Second)
+			time.Sleep(d)
+			hub, _ = startHub(listen)
+			counts["hub"]++
+		}
+	}
+	time.Sleep(7 * time.Second) // every SIGSTOP has ended; the devices settle
+	for _, dev := range devices {
+		for _, p := range alive(dev) {
+			p.Cont()
+			p.Term()
+			if !p.WaitExit(30 * time.Second) {
+				t.Errorf("%s pid %d did not drain and exit on SIGTERM", dev, p.PID())
+			}
+		}
+	}
+	t.Logf("attacks: %v", counts)
+
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := map[int64]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			t.Fatalf("bad output line %q", line)
+		}
+		slot, err := time.Parse(time.RFC3339, f[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if prev, twice := ran[slot.Unix()]; twice {
+			t.Errorf("slot %s ran twice: on %s and on %s", f[0], prev, f[1])
+		}
+		ran[slot.Unix()] = f[1]
+	}
+	success := map[int64]string{}
+	for _, dev := range devices {
+		cmd := exec.Command(bin, "--home", homes[dev], "history", "tick", "--json", "--limit", "1000000")
+		stdout, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("history of %s: %v", dev, err)
+		}
+		var runs []struct {
+			Slot    time.Time `json:"slot"`
+			Outcome string    `json:"outcome"`
+		}
+		if err := json.Unmarshal(stdout, &runs); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range runs {
+			if r.Outcome != "success" {
+				continue
+			}
+			s := r.Slot.Unix()
+			if other, twice := success[s]; twice {
+				t.Errorf("slot %s: success on %s and on %s", r.Slot.UTC().Format(time.RFC3339), other, dev)
+			}
+			success[s] = dev
+			if ran[s] != dev {
+				t.Errorf("slot %s: %s records success but the output says %q ran it", r.Slot.UTC().Format(time.RFC3339), dev, ran[s])
+			}
+		}
+	}
+	if len(ran) < int(duration/time.Second)/3 {
+		t.Errorf("only %d slots ran in %s", len(ran), duration)
+	}
+	t.Logf("%d slots ran", len(ran))
+}

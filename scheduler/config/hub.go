@@ -1,0 +1,218 @@
+package config
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Hub is the [hub] table of routines.toml: the NATS JetStream server through which this
+// device's owner shares its routines with the owners of other devices (docs/design.md#9-devices).
+type Hub struct {
+	URL       string // nats://host:port
+	Token     string // the token as written (`token`), or "" when it comes from TokenFile
+	TokenFile string // `token_file`, with "~" expanded and relative to routines.toml's directory
+	Device    string // this device's name on the hub: `device`, or the host name
+	// Offline is OfflineClosed (run nothing shared while the hub cannot be reached) or
+	// OfflineLocal (run every routine on this device alone meanwhile, at the risk of a slot
+	// running here and on another device).
+	Offline string
+	// LivenessTTL is how long the hub keeps this device's liveness key after its last refresh;
+	// the other devices take over its routines once it has expired.
+	LivenessTTL time.Duration
+
+	Line, Col int // where the [hub] header is
+}
+
+// Offline policies ([hub] offline).
+const (
+	OfflineClosed = "closed"
+	OfflineLocal  = "local"
+)
+
+// Hub bounds.
+const (
+	DefaultLivenessTTL = 5 * time.Second
+	MinLivenessTTL     = 2 * time.Second
+	MaxLivenessTTL     = 10 * time.Minute
+	maxTokenBytes      = 4096
+)
+
+var (
+	hubKeys  = map[string]bool{"url": true, "token": true, "token_file": true, "device": true, "offline": true, "liveness_ttl": true}
+	deviceRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+)
+
+// ErrNoHubToken is returned by Hub.ReadToken when the hub has neither a token nor a usable
+// token file.
+var ErrNoHubToken = errors.New("no hub token")
+
+// hub validates the [hub] table val; nil (after recording problems) when it is unusable, so an
+// invalid table never silently turns a shared set into a per-device one without a word.
+func (v *validator) hub(val any) *Hub {
+	tab, ok := val.(map[string]any)
+	if !ok {
+		v.problem("", "hub", "hub must be a table ([hub])")
+		return nil
+	}
+	p := v.posOf("hub")
+	h := &Hub{Offline: OfflineClosed, LivenessTTL: DefaultLivenessTTL, Line: p.Line, Col: p.Col}
+	start := v.found
+	for _, k := range sortedKeys(tab) {
+		if !hubKeys[k] {
+			v.problem("", "hub."+k, "unknown key %q in [hub] (want url, token or token_file, device, offline, liveness_ttl)", k)
+		}
+	}
+	str := func(k string) string {
+		x, present := tab[k]
+		if !present {
+			return ""
+		}
+		s, isStr := x.(string)
+		if !isStr {
+			v.problem("", "hub."+k, "%s must be a string", k)
+		}
+		return s
+	}
+	h.URL = str("url")
+	switch {
+	case h.URL == "":
+		v.problem("", "hub", "[hub] needs url = \"nats://HOST:4222\" (what `routinely hub` prints)")
+	case !strings.HasPrefix(h.URL, "nats://") && !strings.HasPrefix(h.URL, "tls://"):
+		v.problem("", "hub.url", "url %q must start with nats:// or tls://", h.URL)
+	}
+	h.Token, h.TokenFile = str("token"), str("token_file")
+	switch {
+	case h.Token != "" && h.TokenFile != "":
+		v.problem("", "hub.token", "give token or token_file, not both")
+	case h.Token == "" && h.TokenFile == "":
+		v.problem("", "hub", "[hub] needs token_file = \"…/hub.token\" (the file `routinely hub` wrote) or token = \"…\"")
+	case h.TokenFile != "":
+		h.TokenFile = expandHome(h.TokenFile)
+		if !filepath.IsAbs(h.TokenFile) {
+			h.TokenFile = filepath.Join(filepath.Dir(v.file), h.TokenFile)
+		}
+	}
+	if _, present := tab["device"]; present {
+		h.Device = str("device")
+		if !deviceRE.MatchString(h.Device) {
+			v.problem("", "hub.device", "device %q must be 1 to 64 of A-Z a-z 0-9 _ -", h.Device)
+		}
+	} else {
+		h.Device = DeviceName()
+	}
+	if _, present := tab["offline"]; present {
+		switch o := str("offline"); o {
+		case OfflineClosed, OfflineLocal:
+			h.Offline = o
+		default:
+			v.problem("", "hub.offline", "offline %q must be %q (run nothing shared without the hub, the default) or %q (run alone, at the risk of double runs)", o, OfflineClosed, OfflineLocal)
+		}
+	}
+	if s := str("liveness_ttl"); s != "" {
+		d, err := time.ParseDuration(s)
+		switch {
+		case err != nil:
+			v.problem("", "hub.liveness_ttl", "liveness_ttl: %q is not a duration like \"5s\"", s)
+		case d < MinLivenessTTL || d > MaxLivenessTTL || d%time.Second != 0:
+			v.problem("", "hub.liveness_ttl", "liveness_ttl %s must be whole seconds from %s to %s", s, MinLivenessTTL, MaxLivenessTTL)
+		default:
+			h.LivenessTTL = d
+		}
+	}
+	if v.found > start {
+		return nil
+	}
+	return h
+}
+
+// DeviceName returns the default device name: the host name, cut to what a hub key allows
+// (A-Z a-z 0-9 _ -, at most 64), or "device" when nothing of it is left.
+func DeviceName() string {
+	host, _ := os.Hostname()
+	host, _, _ = strings.Cut(host, ".")
+	var b strings.Builder
+	for _, c := range host {
+		if b.Len() == 64 {
+			break
+		}
+		if c < 128 && deviceRE.MatchString(string(c)) {
+			b.WriteRune(c)
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	if b.Len() == 0 {
+		return "device"
+	}
+	return b.String()
+}
+
+// ReadToken returns the hub token: Token, or the first line of TokenFile (at most 4 KiB, a
+// regular file others cannot read). Errors: ErrNoHubToken wrapped with what is wrong and what
+// to do (missing, unreadable, shared with others, empty).
+func (h *Hub) ReadToken() (string, error) {
+	if h.Token != "" {
+		return h.Token, nil
+	}
+	f, err := os.OpenFile(h.TokenFile, os.O_RDONLY|openNonBlock, 0)
+	if err != nil {
+		return "", fmt.Errorf("%w: token_file %s: %w (copy the hub.token that `routinely hub` wrote)", ErrNoHubToken, h.TokenFile, err)
+	}
+	defer func() { _ = f.Close() }()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("%w: token_file %s: %w", ErrNoHubToken, h.TokenFile, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%w: token_file %s is not a regular file", ErrNoHubToken, h.TokenFile)
+	}
+	if tokenShared(fi) {
+		return "", fmt.Errorf("%w: token_file %s can be read by others (mode %04o): chmod 600 %s", ErrNoHubToken, h.TokenFile, fi.Mode().Perm(), h.TokenFile)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxTokenBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("%w: token_file %s: %w", ErrNoHubToken, h.TokenFile, err)
+	}
+	if len(data) > maxTokenBytes {
+		return "", fmt.Errorf("%w: token_file %s is larger than %d bytes", ErrNoHubToken, h.TokenFile, maxTokenBytes)
+	}
+	tok, _, _ := strings.Cut(string(data), "\n")
+	if tok = strings.TrimSpace(tok); tok == "" {
+		return "", fmt.Errorf("%w: token_file %s is empty", ErrNoHubToken, h.TokenFile)
+	}
+	return tok, nil
+}
+
+// DefinitionHash returns a digest (hex SHA-256) of what r does and when: its schedule, zone,
+// action and the keys that shape a run. Two devices sharing a routine under one name compare
+// it, so a routine defined differently on two devices is reported (docs/design.md#9-devices)
+// rather than run under two definitions. Keys that only concern this device's records
+// (keep_runs, auto_pause_after, notify_on, shared) are left out, as are `paused` (a pause is a
+// per-device choice) and the every-anchor (shared through the hub).
+func DefinitionHash(r *Routine) string {
+	def := struct {
+		Kind, Cron, Timezone, Overlap, CatchUp, Action, Dir string
+		Every, Jitter, Timeout, CatchUpWindow               time.Duration
+		At                                                  []string
+		Days                                                []time.Weekday
+		Spec                                                any
+		Env                                                 map[string]string
+		Retries                                             int
+	}{r.Kind, r.Cron, r.Timezone, r.Overlap, r.CatchUp, r.Action, r.Dir,
+		r.Every, r.Jitter, r.Timeout, r.CatchUpWindow, r.At, r.Days, r.Spec, r.Env, r.Retries}
+	data, err := json.Marshal(def) // maps marshal with sorted keys: the digest is stable
+	if err != nil {
+		data = fmt.Appendf(nil, "%#v", def)
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,88 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// A valid [hub]: its keys, the device name's default, token_file relative to routines.toml,
+// and every routine shared unless it says shared = false.
+func TestHubTable(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "routines.toml")
+	cfg, err := Parse(path, []byte(`
+[hub]
+url = "nats://hub.local:4222"
+token_file = "hub.token"
+liveness_ttl = "7s"
+
+[[routine]]
+name = "briefing"
+at = ["08:30"]
+notify = { title = "Briefing", body = "now" }
+
+[[routine]]
+name = "local-backup"
+every = "1h"
+shared = false
+notify = { title = "x", body = "y" }
+`))
+	if err != nil || len(cfg.Problems) > 0 {
+		t.Fatalf("parse: %v %v", err, cfg.Problems)
+	}
+	h := cfg.Hub
+	if h == nil || h.URL != "nats://hub.local:4222" || h.TokenFile != filepath.Join(dir, "hub.token") ||
+		h.Device != DeviceName() || h.Offline != OfflineClosed || h.LivenessTTL != 7*time.Second {
+		t.Fatalf("hub: %+v", h)
+	}
+	if cfg.HubInvalid {
+		t.Fatal("a valid [hub] reported invalid")
+	}
+	if bad, _ := Parse(path, []byte("[hub]\nurl = \"http://x\"\n")); bad.Hub != nil || !bad.HubInvalid {
+		t.Fatalf("an invalid [hub]: Hub %+v, HubInvalid %v; want nil, true", bad.Hub, bad.HubInvalid)
+	}
+	if !cfg.Routines[0].Shared || cfg.Routines[1].Shared {
+		t.Fatalf("shared: %v %v, want true false", cfg.Routines[0].Shared, cfg.Routines[1].Shared)
+	}
+	if _, err := h.ReadToken(); !errors.Is(err, ErrNoHubToken) {
+		t.Fatalf("missing token file: %v, want ErrNoHubToken", err)
+	}
+	if err := os.WriteFile(h.TokenFile, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if tok, err := h.ReadToken(); err != nil || tok != "s3cret" {
+		t.Fatalf("token: %q %v", tok, err)
+	}
+	if runtime.GOOS != "windows" {
+		if err := os.Chmod(h.TokenFile, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.ReadToken(); !errors.Is(err, ErrNoHubToken) {
+			t.Fatalf("token file others can read: %v, want ErrNoHubToken", err)
+		}
+	}
+}
+
+// The definition hash changes with what a run does or when, and not with this device's own
+// bookkeeping (keep_runs, paused, shared).
+func TestDefinitionHash(t *testing.T) {
+	parse := func(extra string) *Routine {
+		t.Helper()
+		cfg, err := Parse("r.toml", []byte("[[routine]]\nname = \"a\"\nevery = \"1m\"\nnotify = { title = \"t\", body = \"b\" }\n"+extra))
+		if err != nil || len(cfg.Routines) != 1 {
+			t.Fatalf("parse: %v %+v", err, cfg)
+		}
+		return cfg.Routines[0]
+	}
+	base := DefinitionHash(parse(""))
+	if DefinitionHash(parse("keep_runs = 10\npaused = true\nshared = true\n")) != base {
+		t.Error("keep_runs, paused or shared changed the definition hash")
+	}
+	if DefinitionHash(parse("timeout = \"1m\"\n")) == base || DefinitionHash(parse("jitter = \"5s\"\n")) == base {
+		t.Error("a timeout or jitter did not change the definition hash")
+	}
+}
