@@ -89,8 +89,8 @@ func TestDiagnosisNotifiedOnlyOncePersisted(t *testing.T) {
 	clock.Advance(time.Second)
 	apply(d)
 	expectLines(t, log, "sent 1: Routinely: owner needs attention")
-	if got := log.alerts[0]; got != DiagnosisAlert(d) || !got.Warning {
-		t.Fatalf("sent %+v, want the diagnosis as a warning", got)
+	if want, _ := DiagnosisAlert(s, d); log.alerts[0] != want || !want.Warning {
+		t.Fatalf("sent %+v, want the diagnosis as a warning", log.alerts[0])
 	}
 	clock.Advance(time.Minute)
 	apply(d)

@@ -125,17 +125,58 @@ func (b *WedgeBanner) confirmEnd() {
 }
 
 // BannerText is the banner's text for s: one sentence per diagnosis that means the owner is not
-// doing its job, saying what is wrong, since when, and what the person can do; "" when none
-// applies.
+// doing its job, and per hub problem (unreachable, a routine defined differently on another
+// device), saying what is wrong, since when, and what the person can do; "" when none applies.
 func BannerText(s session.State) string {
 	var lines []string
-	r := s.Owner.Record
 	for _, d := range s.Owner.Diagnoses {
-		if line := bannerLine(s, d, r); line != "" {
+		if line := DiagnosisSentence(s, d); line != "" {
 			lines = append(lines, line)
 		}
 	}
-	return strings.Join(lines, "\n")
+	return strings.Join(append(lines, hubLines(s)...), "\n")
+}
+
+// DiagnosisSentence is the one sentence a person reads about the owner diagnosis d seen in s
+// (the banner's line and the notification's body): what is wrong, since when, what to do, and
+// no command line. It is "" for a diagnosis not worth showing (an unreadable record, which the
+// owner rewrites on its next heartbeat).
+func DiagnosisSentence(s session.State, d ownership.Diagnosis) string {
+	return bannerLine(s, d, s.Owner.Record)
+}
+
+// hubLines are the banner's sentences about the hub the owner uses (none without a hub): that
+// this device cannot reach it, and each shared routine another device defines differently.
+func hubLines(s session.State) []string {
+	h := s.Hub
+	if h == nil {
+		return nil
+	}
+	var lines []string
+	if !h.Connected {
+		since := ""
+		if !h.Since.IsZero() {
+			since = " since " + Clock(h.Since, s.Now)
+		}
+		why := ""
+		if e := firstLine(h.Error); e != "" {
+			why = " (" + e + ")"
+		}
+		lines = append(lines, fmt.Sprintf("This device has not reached the hub at %s%s%s, so routines shared with your other devices do not run here until it is back: check that the hub is running and that this device is online.",
+			h.URL, since, why))
+	}
+	for _, d := range h.Drift {
+		lines = append(lines, fmt.Sprintf("The routine %q is defined differently on %s than here, so it runs under one name with different definitions: make it the same in routines.toml on every device.",
+			d.Routine, strings.Join(d.Devices, ", ")))
+	}
+	return lines
+}
+
+// firstLine is the first line of msg, without surrounding space: one line of an error for a
+// sentence.
+func firstLine(msg string) string {
+	msg, _, _ = strings.Cut(strings.TrimSpace(msg), "\n")
+	return strings.TrimSpace(msg)
 }
 
 // bannerLine is the banner's sentence for diagnosis d of the owner r (nil when unknown).

@@ -29,15 +29,18 @@ const (
 	hcolTook
 	hcolOutcome
 	hcolTrigger
+	hcolDevice // shown only with a hub: the device that ran the slot
 	numHCols
 )
 
-var hcolTitles = [numHCols]string{"Routine", "Slot", "Started", "Late by", "Took", "Outcome", "Trigger"}
+var hcolTitles = [numHCols]string{"Routine", "Slot", "Started", "Late by", "Took", "Outcome", "Trigger", "Device"}
 
-// hcolShares divide the table's width between its columns (each at least hcolMin).
+// hcolShares divide the table's width between its columns (each at least hcolMin): without a
+// hub (no Device column) and with one.
 var (
-	hcolShares = [numHCols]float32{0.16, 0.15, 0.14, 0.09, 0.11, 0.23, 0.12}
-	hcolMin    = [numHCols]float32{80, 80, 60, 56, 56, 90, 60}
+	hcolShares    = [numHCols]float32{0.16, 0.15, 0.14, 0.09, 0.11, 0.23, 0.12, 0}
+	hcolHubShares = [numHCols]float32{0.15, 0.13, 0.13, 0.08, 0.09, 0.21, 0.10, 0.11}
+	hcolMin       = [numHCols]float32{80, 80, 60, 56, 56, 90, 60, 60}
 )
 
 // HistoryView shows runs, newest first — every routine's by default, or one routine's — in a
@@ -54,6 +57,8 @@ type HistoryView struct {
 	selected int64 // run whose output is shown
 	lastRun  int64 // newest run of the routines shown when the history was loaded
 	loaded   bool
+	devices  bool // the Device column is shown (a hub is configured)
+	width    float32
 	widths   [numHCols]float32
 	box      *fyne.Container
 	// background runs journal reads off the UI goroutine (tests run them inline).
@@ -71,7 +76,7 @@ func NewHistoryView(a Actions) *HistoryView {
 	})
 	h.pick.Selected = AllRoutines
 	h.table = widget.NewTableWithHeaders(
-		func() (int, int) { return len(h.runs), numHCols },
+		func() (int, int) { return len(h.runs), h.columns() },
 		func() fyne.CanvasObject { return NewTipLabel("") },
 		func(id widget.TableCellID, o fyne.CanvasObject) {
 			if id.Row < len(h.runs) {
@@ -115,12 +120,37 @@ func (h *HistoryView) Resize(s fyne.Size) {
 	h.BaseWidget.Resize(s)
 }
 
-// fit shares width between the columns by hcolShares, at least hcolMin each.
+// columns is how many columns the table shows: all but Device without a hub.
+func (h *HistoryView) columns() int {
+	if h.devices {
+		return numHCols
+	}
+	return numHCols - 1
+}
+
+// ShowDevices shows the Device column when a hub is configured (on), and hides it otherwise;
+// call it on the UI goroutine.
+func (h *HistoryView) ShowDevices(on bool) {
+	if on == h.devices {
+		return
+	}
+	h.devices = on
+	h.fit(h.width)
+	h.table.Refresh()
+}
+
+// fit shares width between the shown columns by their shares, at least hcolMin each.
 func (h *HistoryView) fit(width float32) {
-	rest := width - float32(numHCols)*theme.Padding()
+	h.width = width
+	shares := hcolShares
+	if h.devices {
+		shares = hcolHubShares
+	}
+	n := h.columns()
+	rest := width - float32(n)*theme.Padding()
 	var w [numHCols]float32
-	for c := range numHCols {
-		w[c] = max(hcolMin[c], rest*hcolShares[c])
+	for c := range n {
+		w[c] = max(hcolMin[c], rest*shares[c])
 	}
 	if w == h.widths {
 		return
@@ -261,6 +291,11 @@ func HistoryCell(r journal.Run, col int, now time.Time) (string, widget.Importan
 		return s, OutcomeImportance(r.Outcome)
 	case hcolTrigger:
 		return r.Trigger, widget.LowImportance
+	case hcolDevice:
+		if r.Device == "" {
+			return "—", widget.LowImportance
+		}
+		return r.Device, widget.MediumImportance
 	}
 	return "", widget.MediumImportance
 }

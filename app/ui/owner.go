@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -19,6 +20,7 @@ type OwnerPanel struct {
 	widget.BaseWidget
 	values   map[string]*TipLabel // cut off with a tooltip rather than widen the window
 	notice   *widget.Label
+	devices  *TipLabel // the devices on the hub; hidden without a hub
 	takeBack *widget.Button
 	box      *fyne.Container
 }
@@ -27,7 +29,7 @@ var ownerFields = []string{"Owner", "PID", "Host", "Role", "Since", "Epoch", "He
 
 // NewOwnerPanel builds the panel; takeBack is called by its Take back button.
 func NewOwnerPanel(takeBack func()) *OwnerPanel {
-	p := &OwnerPanel{values: map[string]*TipLabel{}, notice: widget.NewLabel("")}
+	p := &OwnerPanel{values: map[string]*TipLabel{}, notice: widget.NewLabel(""), devices: NewTipLabel("")}
 	// Two label/value columns keep the panel short, leaving the window to the routines.
 	left, right := container.New(layout.NewFormLayout()), container.New(layout.NewFormLayout())
 	for i, f := range ownerFields {
@@ -43,9 +45,10 @@ func NewOwnerPanel(takeBack func()) *OwnerPanel {
 	form := container.NewGridWithColumns(2, left, right)
 	p.notice.Wrapping = fyne.TextWrapWord
 	p.notice.Hide()
+	p.devices.Hide()
 	p.takeBack = widget.NewButton("Take back", takeBack)
 	p.takeBack.Hide()
-	p.box = container.NewVBox(form, p.notice, container.NewHBox(p.takeBack))
+	p.box = container.NewVBox(form, p.devices, p.notice, container.NewHBox(p.takeBack))
 	p.ExtendBaseWidget(p)
 	return p
 }
@@ -75,6 +78,14 @@ func (p *OwnerPanel) Update(s session.State) {
 		set("Heartbeat", heartbeatText(s))
 		set("Last run", lastRunText(s))
 		set("Last tick", tickText(s))
+	}
+	if text := DevicesText(s); text == "" {
+		p.devices.Hide()
+	} else {
+		if p.devices.Text != text {
+			p.devices.SetText(text)
+		}
+		p.devices.Show()
 	}
 	if p.notice.Text != s.Notice {
 		p.notice.SetText(s.Notice) // only on change: the state arrives every second
@@ -124,4 +135,39 @@ func tickText(s session.State) string {
 		return "none yet"
 	}
 	return Clock(rec.LastTickAt, s.Now) + " (" + Countdown(rec.LastTickAt, s.Now) + ")"
+}
+
+// DevicesText is the owner panel's line about the devices on the hub, "" without a hub: the
+// devices connected now (this one marked), then each device whose liveness has lapsed, with
+// how long ago it was last seen. For example "Devices: desktop, laptop (this one) · studio last
+// seen 4m ago".
+func DevicesText(s session.State) string {
+	if s.Hub == nil {
+		return ""
+	}
+	var up, gone []string
+	for _, d := range s.Hub.Devices {
+		name := d.Name
+		if d.Self {
+			name += " (this one)"
+		}
+		switch {
+		case d.Alive:
+			up = append(up, name)
+		case d.LastSeen.IsZero():
+			gone = append(gone, name+" not connected")
+		default:
+			gone = append(gone, name+" last seen "+Countdown(d.LastSeen, s.Now))
+		}
+	}
+	text := "Devices: "
+	if len(up) == 0 {
+		text += "none connected"
+	} else {
+		text += strings.Join(up, ", ")
+	}
+	for _, g := range gone {
+		text += " · " + g
+	}
+	return text
 }

@@ -120,7 +120,7 @@ func (t *RoutinesTable) Update(s session.State) {
 	t.rows, t.state = s.Routines, s
 	texts := make([][numCols]CellText, len(s.Routines))
 	for i, r := range s.Routines {
-		texts[i] = RoutineCells(r, s.Now)
+		texts[i] = RoutineCells(r, s.Now, thisDevice(s))
 	}
 	if len(texts) != len(t.shown) {
 		t.shown = texts
@@ -137,8 +137,17 @@ func (t *RoutinesTable) Update(s session.State) {
 	t.shown = texts
 }
 
-// RoutineCells is what each column shows of r at now.
-func RoutineCells(r scheduler.RoutineState, now time.Time) [numCols]CellText {
+// thisDevice is this device's name on the hub, "" without a hub.
+func thisDevice(s session.State) string {
+	if s.Hub == nil {
+		return ""
+	}
+	return s.Hub.Device
+}
+
+// RoutineCells is what each column shows of r at now, on the device named here on the hub (""
+// without a hub).
+func RoutineCells(r scheduler.RoutineState, now time.Time, here string) [numCols]CellText {
 	var c [numCols]CellText
 	status, imp := StatusText(r, now)
 	c[colName] = CellText{Top: r.Name, Bottom: status, BottomImp: imp}
@@ -152,7 +161,7 @@ func RoutineCells(r scheduler.RoutineState, now time.Time) [numCols]CellText {
 		c[colSchedule] = CellText{Top: r.Schedule, Bottom: detail, BottomImp: widget.LowImportance}
 	}
 	c[colNext] = nextCell(r, now)
-	c[colLast] = lastCell(r, now)
+	c[colLast] = lastCell(r, now, here)
 	c[colActions] = CellText{Paused: r.Paused, Disabled: r.Disabled != ""}
 	return c
 }
@@ -174,8 +183,9 @@ func nextCell(r scheduler.RoutineState, now time.Time) CellText {
 }
 
 // lastCell is the last run's outcome in colour with its duration, and below it when it
-// started, how late, and why (skipped, missed, failed).
-func lastCell(r scheduler.RoutineState, now time.Time) CellText {
+// started, how late, why (skipped, missed, failed), and, with a hub (here is this device's
+// name), the device that ran it when that is another one.
+func lastCell(r scheduler.RoutineState, now time.Time, here string) CellText {
 	l := r.Last
 	if l == nil {
 		return CellText{Top: "never", TopImp: widget.LowImportance}
@@ -197,6 +207,11 @@ func lastCell(r scheduler.RoutineState, now time.Time) CellText {
 	}
 	if l.Reason != "" {
 		bottom += " · " + l.Reason
+	}
+	// A slot this device skipped because another ran it already names that device in its reason
+	// ("claimed by laptop", "overlap: running on laptop").
+	if here != "" && l.Device != "" && l.Device != here && l.Outcome != journal.OutcomeSkipped {
+		bottom += " · on " + l.Device
 	}
 	return CellText{Top: top, TopImp: OutcomeImportance(l.Outcome), Bottom: bottom, BottomImp: widget.LowImportance}
 }
@@ -244,7 +259,7 @@ func (t *RoutinesTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 		return
 	}
 	c.button.Hide()
-	cell := RoutineCells(r, t.state.Now)[id.Col]
+	cell := RoutineCells(r, t.state.Now, thisDevice(t.state))[id.Col]
 	setLine(c.top, cell.Top, cell.TopImp, id.Col == colName)
 	setLine(c.bottom, cell.Bottom, cell.BottomImp, false)
 	c.lines.Show()

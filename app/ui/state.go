@@ -40,9 +40,9 @@ func anyPaused(s session.State) bool {
 }
 
 // warning reports whether the tray should show its warning look: a pending takeover, a wedge
-// diagnosis, a broken config or a failing routine.
+// diagnosis, a broken config, a hub problem the banner shows, or a failing routine.
 func warning(s session.State) bool {
-	if s.Pending != nil || len(s.Owner.Diagnoses) > 0 || s.ConfigErr != "" {
+	if s.Pending != nil || len(s.Owner.Diagnoses) > 0 || s.ConfigErr != "" || len(hubLines(s)) > 0 {
 		return true
 	}
 	for _, r := range s.Routines {

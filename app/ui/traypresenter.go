@@ -85,13 +85,18 @@ func (p *TrayPresenter) Withdraw() {
 
 func (p *TrayPresenter) notifyDiagnoses(s session.State) {
 	for _, d := range p.diagnoses.due(s) {
-		p.Alerts.Send(DiagnosisAlert(d))
+		if a, ok := DiagnosisAlert(s, d); ok {
+			p.Alerts.Send(a)
+		}
 	}
 }
 
-// DiagnosisAlert is the notification sent for d (exported for tests).
-func DiagnosisAlert(d ownership.Diagnosis) Alert {
-	return Alert{Title: "Routinely: owner needs attention", Body: d.Message, Warning: true}
+// DiagnosisAlert is the notification for the diagnosis d seen in s (exported for tests): its
+// body is the banner's sentence (DiagnosisSentence). ok is false for a diagnosis the banner
+// does not show either, which is not notified.
+func DiagnosisAlert(s session.State, d ownership.Diagnosis) (a Alert, ok bool) {
+	body := DiagnosisSentence(s, d)
+	return Alert{Title: "Routinely: owner needs attention", Body: body, Warning: true}, body != ""
 }
 
 // TakeoverAlert is the notification sent for a takeover request (exported for tests).

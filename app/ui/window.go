@@ -68,6 +68,7 @@ func (v *MainView) Update(s session.State) {
 	for _, r := range s.Routines {
 		names = append(names, r.Name)
 	}
+	v.History.ShowDevices(s.Hub != nil)
 	v.History.SetRoutines(names)
 	v.History.Follow(s.Routines)
 }
