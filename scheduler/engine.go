@@ -189,6 +189,11 @@ func (e *Engine) Start(ctx context.Context) error {
 	}
 	e.pendStartPass(last)
 	e.runStartPass()
+	// Retention also runs once at start, in the background: a journal that grew while
+	// keep_runs was larger shrinks without waiting for each routine's next run.
+	for _, r := range cfg.Routines {
+		e.j.PruneLater(r.Name, r.KeepRuns)
+	}
 	if w, err := e.openConfigWatch(); err != nil {
 		e.log.Warn("routines.toml changes will not apply until restart", "err", err)
 	} else {

@@ -82,6 +82,15 @@ func OpenBusy(path string, busy time.Duration) (*Journal, error) {
 			return nil, fmt.Errorf("open journal %s: %w", path, err)
 		}
 	}
+	if version == 0 {
+		// A new journal: incremental auto-vacuum lets retention give freed pages back to the
+		// file system (Prune). SQLite switches it on only through a VACUUM, instant while the
+		// journal is empty. Journals created before keep it off and reuse freed pages instead.
+		if _, err := db.Exec(`PRAGMA auto_vacuum = INCREMENTAL; VACUUM`); err != nil {
+			_ = db.Close()
+			return nil, fmt.Errorf("open journal %s: auto-vacuum: %w", path, err)
+		}
+	}
 	if err := db.QueryRow(`SELECT value FROM meta WHERE key = 'journal_id'`).Scan(&j.id); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("open journal %s: journal id: %w", path, err)

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -68,6 +69,35 @@ func (j *Journal) Finish(id int64, f Result) error {
 
 const runColumns = `id, routine, slot, trigger, epoch, outcome, reason, started, finished, late_by, exit_code, attempts, length(output)`
 
+// The statements of the quick looks (status, routines, history). Each reads a bounded number of
+// rows through an index, whatever the journal's size (TestQuickLooksUseIndexes checks their
+// query plans).
+const (
+	historySQL    = `SELECT ` + runColumns + ` FROM runs ORDER BY id DESC LIMIT ?`
+	historyOfSQL  = `SELECT ` + runColumns + ` FROM runs WHERE routine = ? ORDER BY id DESC LIMIT ?`
+	latestRunsSQL = `SELECT ` + runColumns + ` FROM runs WHERE id IN
+		(SELECT (SELECT MAX(id) FROM runs r WHERE r.routine = n.value) FROM json_each(?) n)`
+)
+
+// The statements an owner runs at start, over every routine in the journal. A GROUP BY or a
+// window over runs reads every row (seconds at a million runs), so they walk the routines with
+// routineNames and read each one's few rows through an index (TestStartQueriesUseIndexes).
+const (
+	// routineNames lists the distinct routines of runs as names(name), one index seek each
+	// (a skip-scan of runs_routine_id); its last row is NULL.
+	routineNames = `WITH RECURSIVE names(name) AS (
+		SELECT (SELECT MIN(routine) FROM runs)
+		UNION ALL SELECT (SELECT MIN(routine) FROM runs WHERE routine > name) FROM names WHERE name IS NOT NULL)`
+	// lastSlotOf is routine ?'s latest slot of trigger other than ? (runs_routine_slot backwards).
+	lastSlotOf   = `SELECT slot FROM runs WHERE routine = ? AND trigger != ? ORDER BY slot DESC LIMIT 1`
+	lastSlotsSQL = routineNames + ` SELECT name, slot FROM (SELECT name,
+		(SELECT slot FROM runs WHERE routine = name AND trigger != ? ORDER BY slot DESC LIMIT 1) AS slot
+		FROM names WHERE name IS NOT NULL) WHERE slot IS NOT NULL`
+	allRecentOutcomesSQL = routineNames + ` SELECT r.routine, r.outcome FROM names JOIN runs r ON r.id IN
+		(SELECT id FROM runs WHERE routine = names.name AND outcome NOT IN (?, ?, ?, ?) ORDER BY id DESC LIMIT ?)
+		WHERE names.name IS NOT NULL ORDER BY r.routine, r.id DESC`
+)
+
 func scanRun(row interface{ Scan(...any) error }) (Run, error) {
 	var r Run
 	var slot, lateBy int64
@@ -96,8 +126,13 @@ func (j *Journal) History(routine string, limit int) ([]Run, error) {
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := j.db.Query(`SELECT `+runColumns+` FROM runs WHERE (? = '' OR routine = ?) ORDER BY id DESC LIMIT ?`,
-		routine, routine, limit)
+	// Two statements, not one with "(? = '' OR routine = ?)": SQLite plans a statement once, so
+	// that form cannot use runs_routine_id and scans every row for a routine with few runs.
+	q, args := historySQL, []any{limit}
+	if routine != "" {
+		q, args = historyOfSQL, []any{routine, limit}
+	}
+	rows, err := j.db.Query(q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
@@ -111,6 +146,36 @@ func (j *Journal) History(routine string, limit int) ([]Run, error) {
 		out = append(out, r)
 	}
 	return out, rows.Err()
+}
+
+// LatestRuns returns the newest run (highest id) of each of routines that has one, by routine
+// name, in one statement: each routine's newest id comes from runs_routine_id, so the cost does
+// not grow with the journal. Errors: the query error, wrapped.
+func (j *Journal) LatestRuns(routines []string) (map[string]Run, error) {
+	out := map[string]Run{}
+	if len(routines) == 0 {
+		return out, nil
+	}
+	names, err := json.Marshal(routines)
+	if err != nil {
+		return nil, fmt.Errorf("latest runs: %w", err)
+	}
+	rows, err := j.db.Query(latestRunsSQL, string(names))
+	if err != nil {
+		return nil, fmt.Errorf("latest runs: %w", err)
+	}
+	defer func() { _ = rows.Close() }()
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("latest runs: %w", err)
+		}
+		out[r.Routine] = r
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("latest runs: %w", err)
+	}
+	return out, nil
 }
 
 // Run returns one run by id. Errors: ErrNoRun if unknown.
@@ -142,7 +207,7 @@ func (j *Journal) Output(runID int64) ([]byte, error) {
 // Errors: the query error, wrapped.
 func (j *Journal) LastSlot(routine string) (time.Time, error) {
 	var ns sql.NullInt64
-	if err := j.db.QueryRow(`SELECT MAX(slot) FROM runs WHERE routine = ? AND trigger != ?`, routine, TriggerManual).Scan(&ns); err != nil {
+	if err := j.db.QueryRow(`SELECT (`+lastSlotOf+`)`, routine, TriggerManual).Scan(&ns); err != nil {
 		return time.Time{}, fmt.Errorf("last slot of %s: %w", routine, err)
 	}
 	if !ns.Valid {
@@ -154,7 +219,7 @@ func (j *Journal) LastSlot(routine string) (time.Time, error) {
 // LastSlots returns every routine's latest claimed scheduled (non-manual) slot in one query.
 // Errors: the query error, wrapped.
 func (j *Journal) LastSlots() (map[string]time.Time, error) {
-	rows, err := j.db.Query(`SELECT routine, MAX(slot) FROM runs WHERE trigger != ? GROUP BY routine`, TriggerManual)
+	rows, err := j.db.Query(lastSlotsSQL, TriggerManual)
 	if err != nil {
 		return nil, fmt.Errorf("last slots: %w", err)
 	}
@@ -174,10 +239,7 @@ func (j *Journal) LastSlots() (map[string]time.Time, error) {
 // AllRecentOutcomes returns, per routine, its latest n outcomes of runs that ran (newest first).
 // Errors: the query error, wrapped.
 func (j *Journal) AllRecentOutcomes(n int) (map[string][]string, error) {
-	rows, err := j.db.Query(`SELECT routine, outcome FROM (
-			SELECT routine, outcome, ROW_NUMBER() OVER (PARTITION BY routine ORDER BY id DESC) AS rn
-			FROM runs WHERE outcome NOT IN (?, ?, ?, ?))
-		WHERE rn <= ? ORDER BY routine, rn`, OutcomeRunning, OutcomeSkipped, OutcomeMissed, OutcomeInterrupted, n)
+	rows, err := j.db.Query(allRecentOutcomesSQL, OutcomeRunning, OutcomeSkipped, OutcomeMissed, OutcomeInterrupted, n)
 	if err != nil {
 		return nil, fmt.Errorf("recent outcomes: %w", err)
 	}
@@ -241,14 +303,27 @@ func (j *Journal) PruneLater(routine string, keep int) {
 	}()
 }
 
-// Prune deletes routine's runs older than the newest keep (never a running one).
-// Errors: the write error, wrapped.
+// vacuumPages is how many free pages (4 KiB each) one retention pass gives back to the file
+// system at most: a pass after a big deletion then holds the writer for milliseconds, not for
+// as long as rewriting the whole file would take, and later passes give back the rest.
+const vacuumPages = 4096
+
+// Prune deletes routine's runs older than the newest keep (never a running one), then gives up
+// to vacuumPages free pages back to the file system (a journal created before incremental
+// auto-vacuum keeps them for reuse instead). Errors: the write error, wrapped.
 func (j *Journal) Prune(routine string, keep int) error {
-	err := j.write1(func(tx *sql.Tx) error {
-		_, err := tx.Exec(`DELETE FROM runs WHERE routine = ? AND outcome != ?
+	err := j.write(func(tx *sql.Tx) error {
+		res, err := tx.Exec(`DELETE FROM runs WHERE routine = ? AND outcome != ?
 		AND id < (SELECT id FROM runs WHERE routine = ? ORDER BY id DESC LIMIT 1 OFFSET ?)
 		AND slot < (SELECT COALESCE(MAX(slot), 9223372036854775807) FROM runs WHERE routine = ? AND trigger != ? AND outcome NOT IN (?, ?))`,
 			routine, OutcomeRunning, routine, keep-1, routine, TriggerManual, OutcomeSkipped, OutcomeMissed)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		_, err = tx.Exec(fmt.Sprintf(`PRAGMA incremental_vacuum(%d)`, vacuumPages))
 		return err
 	})
 	if err != nil {
