@@ -80,9 +80,14 @@ type Engine struct {
 	bgStop    chan struct{}
 	runs      sync.WaitGroup // in-flight runs
 
-	taken      map[int64]bool // run-now requests this engine dispatched (under mu)
-	tickMu     sync.Mutex
-	due, dueAt time.Time // cached earliest next slot and when (real time) it was computed
+	taken map[int64]bool // run-now requests this engine dispatched (under mu)
+	// The journal's data_version at the poller's last read of pauses and requests, and whether
+	// the next poll must read them anyway (journalChanged; under mu).
+	version     int64
+	versionSeen bool
+	repoll      bool
+	tickMu      sync.Mutex
+	due, dueAt  time.Time // cached earliest next slot and when (real time) it was computed
 
 	duplicates atomic.Int64 // slots dropped as handled already (see Duplicates)
 

@@ -58,7 +58,7 @@ func main() {
 		{"claims", true, func() []Figure { return []Figure{JournalClaims(*quick)} }},
 		{"load-arm", true, func() []Figure { t, m := LoadArm(*quick); return []Figure{t, m} }},
 		{"heartbeat", true, func() []Figure { return []Figure{Heartbeat()} }},
-		{"idle", false, func() []Figure { r, c := Idle(*bin, root, idle); return []Figure{r, c} }},
+		{"idle", false, func() []Figure { r, c, w := Idle(*bin, root, idle); return []Figure{r, c, w} }},
 		{"looks-10k", false, func() []Figure { return QuickLooks(*bin, root, statusRuns, 10_000, 50, false) }},
 		{"looks-1m", false, func() []Figure { return QuickLooks(*bin, root, statusRuns, 1_000_000, 100, true) }},
 		{"run-now", false, func() []Figure { return []Figure{RunNow(*bin, root, runNowTrials)} }},

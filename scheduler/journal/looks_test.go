@@ -119,3 +119,38 @@ func TestRetentionShrinksTheFile(t *testing.T) {
 		t.Fatalf("page count %d → %d after pruning 1990 of 2000 runs", before, after)
 	}
 }
+
+// TestDataVersionMovesOnlyWithCommits checks what the owner's poller relies on to skip its
+// queries: DataVersion stays put while nobody writes, and moves when another handle (as another
+// process would) or this handle's own writer commits.
+func TestDataVersionMovesOnlyWithCommits(t *testing.T) {
+	j := acquiredJournal(t)
+	v0, err := j.DataVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.History("", 10); err != nil { // reads change nothing
+		t.Fatal(err)
+	}
+	if v, _ := j.DataVersion(); v != v0 {
+		t.Fatalf("data_version moved from %d to %d without a commit", v0, v)
+	}
+	other, err := Open(j.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.RequestRun("a"); err != nil {
+		t.Fatal(err)
+	}
+	v1, _ := j.DataVersion()
+	if v1 == v0 {
+		t.Fatal("data_version did not move after another handle's commit")
+	}
+	if _, err := j.Claim(Claim{Routine: "a", Slot: time.Unix(100, 0), Trigger: TriggerSchedule, Outcome: OutcomeSuccess}); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := j.DataVersion(); v == v1 {
+		t.Fatal("data_version did not move after this handle's own claim")
+	}
+}

@@ -312,7 +312,17 @@ const vacuumPages = 4096
 // to vacuumPages free pages back to the file system (a journal created before incremental
 // auto-vacuum keeps them for reuse instead). Errors: the write error, wrapped.
 func (j *Journal) Prune(routine string, keep int) error {
-	err := j.write(func(tx *sql.Tx) error {
+	// A read through runs_routine_id first: with keep runs or fewer there is nothing to delete,
+	// and no write transaction (an fsync, the journal's write lock) is spent on it.
+	var beyond int
+	err := j.db.QueryRow(`SELECT COUNT(*) FROM (SELECT 1 FROM runs WHERE routine = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`, routine, keep).Scan(&beyond)
+	if err != nil {
+		return fmt.Errorf("prune %s: %w", routine, err)
+	}
+	if beyond == 0 {
+		return nil
+	}
+	err = j.write(func(tx *sql.Tx) error {
 		res, err := tx.Exec(`DELETE FROM runs WHERE routine = ? AND outcome != ?
 		AND id < (SELECT id FROM runs WHERE routine = ? ORDER BY id DESC LIMIT 1 OFFSET ?)
 		AND slot < (SELECT COALESCE(MAX(slot), 9223372036854775807) FROM runs WHERE routine = ? AND trigger != ? AND outcome NOT IN (?, ?))`,
