@@ -86,8 +86,10 @@ type Engine struct {
 	version     int64
 	versionSeen bool
 	repoll      bool
-	tickMu      sync.Mutex
-	due, dueAt  time.Time // cached earliest next slot and when (real time) it was computed
+	// catchUps holds catch-up runs back to max_parallel_catch_up at a time (catchuplimit.go).
+	catchUps   *catchUpLimiter
+	tickMu     sync.Mutex
+	due, dueAt time.Time // cached earliest next slot and when (real time) it was computed
 
 	duplicates atomic.Int64 // slots dropped as handled already (see Duplicates)
 
@@ -117,7 +119,7 @@ func NewEngine(opts EngineOptions) (*Engine, error) {
 		alerts:      action.NewAlerts(nil),
 		orphanGrace: defaultOrphanGrace, lateTolerance: 2 * time.Second, pollEvery: 500 * time.Millisecond, wakeEvery: 5 * time.Second,
 		routines: map[string]*armed{}, taken: map[int64]bool{}, bgStop: make(chan struct{}),
-		jitter: rand.N[time.Duration], zones: config.SystemZones,
+		jitter: rand.N[time.Duration], zones: config.SystemZones, catchUps: newCatchUpLimiter(),
 	}
 	e.runCtx, e.cancelRun = context.WithCancel(context.Background())
 	deps := action.Deps{Notifier: opts.Notifier, Snapshots: opts.Journal, UserAgent: opts.UserAgent}

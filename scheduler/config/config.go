@@ -50,7 +50,13 @@ type Config struct {
 	Path     string
 	Routines []*Routine
 	Problems []Problem
+	// MaxParallelCatchUp is [defaults] max_parallel_catch_up: how many catch-up runs may run at
+	// once (0: not set; the engine then uses the number of CPUs).
+	MaxParallelCatchUp int
 }
+
+// MaxParallelCatchUp bounds [defaults] max_parallel_catch_up.
+const MaxParallelCatchUp = 1024
 
 // distrust is why a routines file must not supply commands, and what fixes that.
 type distrust struct {
@@ -122,7 +128,7 @@ func Parse(file string, data []byte) (*Config, error) {
 			"arrays or inline tables nested deeper than %d levels; a routine needs 3 at most", MaxNesting)
 	}
 	if off, what := tooWide(data); off >= 0 {
-		return nil, limitError(file, data, off, errTooWide, "%s; a routine has 23 keys at most", what)
+		return nil, limitError(file, data, off, errTooWide, "%s; a routine has 24 keys at most", what)
 	}
 	var doc map[string]any
 	if err := toml.Unmarshal(data, &doc); err != nil {
@@ -148,8 +154,16 @@ func Parse(file string, data []byte) (*Config, error) {
 		v.problem("", "defaults", "defaults must be a table")
 	}
 	for _, k := range sortedKeys(defaults) {
-		if k == "name" || !routineKeys[k] {
+		if k == "name" || (!routineKeys[k] && !defaultsOnlyKeys[k]) {
 			v.problem("", "defaults."+k, "unknown key %q in [defaults]", k)
+		}
+	}
+	if val, ok := defaults["max_parallel_catch_up"]; ok {
+		n, isInt := val.(int64)
+		if !isInt || n < 1 || n > MaxParallelCatchUp {
+			v.problem("", "defaults.max_parallel_catch_up", "max_parallel_catch_up must be an integer from 1 to %d", MaxParallelCatchUp)
+		} else {
+			cfg.MaxParallelCatchUp = int(n)
 		}
 	}
 	list, ok := doc["routine"].([]any)
