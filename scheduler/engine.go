@@ -133,6 +133,10 @@ func NewEngine(opts EngineOptions) (*Engine, error) {
 	return e, nil
 }
 
+// startPruneExcess is how many runs past keep_runs a routine must have for the start's
+// retention pass (PruneAllLater) to prune it.
+const startPruneExcess = 1000
+
 // Start loads the config, records the owner's epoch in the journal, ends the processes of runs
 // an earlier owner left `running` and records those runs `interrupted` (orphans.go; this takes
 // up to about 10 s when they ignore SIGTERM), arms every routine, runs the catch-up pass, and
@@ -196,11 +200,14 @@ func (e *Engine) Start(ctx context.Context) error {
 	}
 	e.pendStartPass(last)
 	e.runStartPass()
-	// Retention also runs once at start, in the background: a journal that grew while
-	// keep_runs was larger shrinks without waiting for each routine's next run.
+	// Retention also runs once at start, in the background, for routines far past keep_runs:
+	// a journal that grew while keep_runs was larger shrinks without waiting for each
+	// routine's next run. A few extra rows are left to the retention after each run.
+	keep := make(map[string]int, len(cfg.Routines))
 	for _, r := range cfg.Routines {
-		e.j.PruneLater(r.Name, r.KeepRuns)
+		keep[r.Name] = r.KeepRuns
 	}
+	e.j.PruneAllLater(keep, startPruneExcess)
 	if w, err := e.openConfigWatch(); err != nil {
 		e.log.Warn("routines.toml changes will not apply until restart", "err", err)
 	} else {

@@ -154,3 +154,48 @@ func TestDataVersionMovesOnlyWithCommits(t *testing.T) {
 		t.Fatal("data_version did not move after this handle's own claim")
 	}
 }
+
+// TestPruneAllKeepsTheNewestOfEachRoutine checks the start's retention over interleaved routines
+// and more than one chunk: each routine keeps its newest keep_runs, a running run is never
+// deleted, a routine with fewer runs loses none, and the file shrinks.
+func TestPruneAllKeepsTheNewestOfEachRoutine(t *testing.T) {
+	j := acquiredJournal(t)
+	n := 2*pruneChunk + 3000
+	if _, err := j.db.Exec(`WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i < ?)
+		INSERT INTO runs (routine, slot_key, slot, trigger, epoch, outcome, output)
+		SELECT CASE i % 3 WHEN 0 THEN 'a' WHEN 1 THEN 'b' ELSE 'c' END, 'k'||i, i, 'schedule', 1,
+			CASE WHEN i = 3 THEN 'running' ELSE 'success' END, randomblob(200) FROM c`, n); err != nil {
+		t.Fatal(err)
+	}
+	var before, all int
+	_ = j.db.QueryRow(`PRAGMA page_count`).Scan(&before)
+	// Past keep_runs by less than minExcess: left to the retention after each run.
+	if err := j.PruneAll(map[string]int{"a": 10}, n); err != nil {
+		t.Fatal(err)
+	}
+	if _ = j.db.QueryRow(`SELECT COUNT(*) FROM runs`).Scan(&all); all != n {
+		t.Fatalf("%d of %d runs left after a PruneAll with minExcess above the excess", all, n)
+	}
+	if err := j.PruneAll(map[string]int{"a": 10, "b": 100, "c": n}, 0); err != nil {
+		t.Fatal(err)
+	}
+	count := func(q string, args ...any) (k int) {
+		if err := j.db.QueryRow(q, args...).Scan(&k); err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	if a, b, c := count(`SELECT COUNT(*) FROM runs WHERE routine = 'a'`), count(`SELECT COUNT(*) FROM runs WHERE routine = 'b'`),
+		count(`SELECT COUNT(*) FROM runs WHERE routine = 'c'`); a != 11 || b != 100 || c != n/3 {
+		t.Fatalf("kept a %d (want 10 and the running one), b %d (want 100), c %d (want all %d)", a, b, c, n/3)
+	}
+	if count(`SELECT COUNT(*) FROM runs WHERE outcome = 'running'`) != 1 {
+		t.Fatal("the running run was deleted")
+	}
+	if newest := count(`SELECT MIN(slot) FROM (SELECT slot FROM runs WHERE routine = 'b' ORDER BY id DESC LIMIT 100)`); newest != count(`SELECT MIN(slot) FROM runs WHERE routine = 'b'`) {
+		t.Fatal("b kept other runs than its newest 100")
+	}
+	if after := count(`PRAGMA page_count`); after > before*3/4 {
+		t.Fatalf("page count %d → %d", before, after)
+	}
+}

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"math"
+	"slices"
 	"time"
 
 	"github.com/routinely/routinely/scheduler/config"
@@ -301,6 +304,101 @@ func (j *Journal) PruneLater(routine string, keep int) {
 		}()
 		_ = j.Prune(routine, keep)
 	}()
+}
+
+// pruneChunk is how many runs one transaction of PruneAll deletes at most: the writer (and so
+// the claims) waits for one chunk, never for the whole clean-up of a big journal.
+const pruneChunk = 20000
+
+// PruneAllLater runs PruneAll(keep, minExcess) in a background goroutine (Close waits for it).
+// The owner calls it once at start.
+func (j *Journal) PruneAllLater(keep map[string]int, minExcess int) {
+	j.pruneWG.Add(1)
+	go func() {
+		defer j.pruneWG.Done()
+		_ = j.PruneAll(keep, minExcess)
+	}()
+}
+
+// PruneAll is Prune for every routine of keep (routine → keep_runs) at once, for a journal that
+// holds far more runs than it keeps (keep_runs was lowered, or a journal grew elsewhere). Prune
+// deletes one routine's runs, which are spread over every page of the table, so pruning 50
+// routines of a million-run journal one by one rewrites the whole table 50 times; PruneAll
+// deletes in id order, all routines together, pruneChunk runs per transaction, each followed by
+// an incremental vacuum. The rules are Prune's: the newest keep runs, running runs and each
+// routine's high-water row stay. A routine with fewer than keep_runs + minExcess runs is left
+// to Prune after its next run (a few extra rows cost nothing). Errors: a read's or a write's,
+// wrapped.
+func (j *Journal) PruneAll(keep map[string]int, minExcess int) error {
+	type bound struct {
+		routine     string
+		below, slot int64 // delete ids below, slots below
+	}
+	var bounds []bound
+	for _, routine := range slices.Sorted(maps.Keys(keep)) {
+		var below, slot sql.NullInt64
+		var excess int
+		err := j.db.QueryRow(`SELECT COUNT(*) FROM (SELECT 1 FROM runs WHERE routine = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`,
+			routine, keep[routine]+max(minExcess, 0)-1).Scan(&excess)
+		if err == nil && excess == 0 {
+			continue // keep_runs + minExcess or fewer
+		}
+		if err == nil {
+			err = j.db.QueryRow(`SELECT id FROM runs WHERE routine = ? ORDER BY id DESC LIMIT 1 OFFSET ?`, routine, keep[routine]-1).Scan(&below)
+		}
+		if err == nil {
+			err = j.db.QueryRow(`SELECT (SELECT slot FROM runs WHERE routine = ? AND trigger != ? AND outcome NOT IN (?, ?) ORDER BY slot DESC LIMIT 1)`,
+				routine, TriggerManual, OutcomeSkipped, OutcomeMissed).Scan(&slot)
+		}
+		if err != nil {
+			return fmt.Errorf("prune: %w", err)
+		}
+		if !slot.Valid {
+			slot.Int64 = math.MaxInt64
+		}
+		bounds = append(bounds, bound{routine, below.Int64, slot.Int64})
+	}
+	if len(bounds) == 0 {
+		return nil
+	}
+	for after := int64(0); ; {
+		var deleted int64
+		err := j.write(func(tx *sql.Tx) error {
+			if _, err := tx.Exec(`CREATE TEMP TABLE IF NOT EXISTS prune_bounds (routine TEXT PRIMARY KEY, below INTEGER, slot INTEGER)`); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(`DELETE FROM temp.prune_bounds`); err != nil {
+				return err
+			}
+			for _, b := range bounds {
+				if _, err := tx.Exec(`INSERT INTO temp.prune_bounds VALUES (?, ?, ?)`, b.routine, b.below, b.slot); err != nil {
+					return err
+				}
+			}
+			// CROSS JOIN keeps runs the outer loop, read in id order from after: the chunk is
+			// the oldest prunable runs, found without sorting.
+			if err := tx.QueryRow(`SELECT COALESCE(MAX(id), 0), COUNT(*) FROM (SELECT r.id FROM runs r CROSS JOIN temp.prune_bounds b
+				ON b.routine = r.routine WHERE r.id > ? AND r.id < b.below AND r.slot < b.slot AND r.outcome != ?
+				ORDER BY r.id LIMIT ?)`, after, OutcomeRunning, pruneChunk).Scan(&after, &deleted); err != nil {
+				return err
+			}
+			if deleted == 0 {
+				return nil
+			}
+			if _, err := tx.Exec(`DELETE FROM runs WHERE id IN (SELECT r.id FROM runs r CROSS JOIN temp.prune_bounds b
+				ON b.routine = r.routine WHERE r.id <= ? AND r.id < b.below AND r.slot < b.slot AND r.outcome != ?)`, after, OutcomeRunning); err != nil {
+				return err
+			}
+			_, err := tx.Exec(fmt.Sprintf(`PRAGMA incremental_vacuum(%d)`, vacuumPages))
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("prune: %w", err)
+		}
+		if deleted < pruneChunk {
+			return nil
+		}
+	}
 }
 
 // vacuumPages is how many free pages (4 KiB each) one retention pass gives back to the file
