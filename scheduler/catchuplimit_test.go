@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -71,4 +72,41 @@ func waitQueued(t *testing.T, l *catchUpLimiter, n int) {
 		}
 	}
 	t.Fatalf("%d catch-ups never queued", n)
+}
+
+// A catch-up waiting for the limiter has not claimed its slot: a later slot of its routine due
+// meanwhile must not be recorded (skipped, overlap) ahead of it, or a new owner taking over
+// before the claim would start its catch-up after that later row and never see the waiting slot
+// (found by the chaos test). Such slots are held, as while a claim is written, and the gate's
+// refusal or the engine's end keeps them unclaimed for whoever owns next.
+func TestWaitingCatchUpHoldsLaterSlots(t *testing.T) {
+	start := time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)
+	h := newHarness(t, "[defaults]\nmax_parallel_catch_up = 1\n\n"+
+		"[[routine]]\nname = \"a\"\nevery = \"1m\"\nrun = [\"/bin/true\"]\n"+
+		"[[routine]]\nname = \"x\"\nevery = \"1m\"\nrun = [\"/bin/true\"]\n", start)
+	h.start()
+	h.advance(2*time.Minute, time.Minute) // 08:01 and 08:02 ran
+	h.stop()
+
+	h2 := newHarnessOn(t, h, start.Add(5*time.Minute+30*time.Second)) // down over 08:03 … 08:05
+	h2.act.block = make(chan struct{})
+	h2.act.started = make(chan string, 8)
+	h2.start()
+	h2.act.waitStarted(t) // a's catch-up (08:05, first by name) runs; x's waits for the limiter
+	h2.clock.Advance(time.Minute)
+	time.Sleep(200 * time.Millisecond) // x's 08:06 timer has fired and been dispatched
+	for _, row := range slotRows(t, h2.j, "x") {
+		if strings.HasPrefix(row, "06-01 08:06") {
+			t.Fatalf("x's 08:06 recorded %q while x's catch-up of 08:05 waited unclaimed", row)
+		}
+	}
+	h2.gate.admitting.Store(false) // the owner yields before x's catch-up claims
+	close(h2.act.block)
+	h2.stop()
+
+	h3 := newHarnessOn(t, h2, start.Add(6*time.Minute+30*time.Second))
+	h3.start()
+	waitRows(t, h3.j, "x", "06-01 08:01 schedule success", "06-01 08:02 schedule success",
+		"06-01 08:03 catch-up missed superseded by a later slot", "06-01 08:04 catch-up missed superseded by a later slot",
+		"06-01 08:05 catch-up missed superseded by a later slot", "06-01 08:06 catch-up success")
 }
