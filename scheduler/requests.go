@@ -20,6 +20,7 @@ func (e *Engine) pollRequests(stop <-chan struct{}) {
 	changes := e.watchJournalFiles(stop)
 	t := time.NewTimer(0)
 	defer t.Stop()
+	written := false // woken by a write to the journal's files
 	for {
 		if e.journalChanged() {
 			e.refreshPauses()
@@ -29,15 +30,30 @@ func (e *Engine) pollRequests(stop <-chan struct{}) {
 		}
 		e.runStartPass()
 		e.catchUpRefused()
-		t.Reset(e.nextPoll(changes != nil))
+		// A write is seen as it starts, before its commit is visible (the -wal is written, then
+		// synced, then the commit published), and the watch may not report the rest of it: after
+		// one, look again within pollEvery.
+		t.Reset(e.nextPoll(changes != nil && !written))
+		written = false
 		select {
 		case <-stop:
 			return
 		case <-t.C:
 		case <-changes:
+			written = true
+			// Most commits are visible a few milliseconds after their first write.
+			select {
+			case <-stop:
+				return
+			case <-time.After(commitSettle):
+			}
 		}
 	}
 }
+
+// commitSettle is how long the poller waits after a write to the journal's files is reported
+// before it looks: long enough for most commits (write, fsync, publish) to become visible.
+const commitSettle = 20 * time.Millisecond
 
 // idlePoll is how often the poller looks while a file watch reports the journal's changes and
 // nothing is left to retry: a safety net for a change the watch did not report.
