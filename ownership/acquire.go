@@ -13,9 +13,9 @@ import (
 	"github.com/google/uuid"
 )
 
-// waitPoll is how often a standby tries the guard. The kernel gives no portable wake-up when a
-// lock is dropped, so a short poll bounds crash recovery (goal: p99 ≤ 60 ms); one attempt is an
-// open, a non-blocking flock and a close (microseconds).
+// waitPoll is how often the challenger paths that must also watch something else (kill-wedged's
+// wait for the guard, awaitSuccessor) try the guard. A standby does not poll: it blocks in the
+// kernel (waitGuard).
 const waitPoll = 20 * time.Millisecond
 
 // heldHere lists the state directories this process owns. flock(2) locks belong to open file
@@ -60,26 +60,21 @@ const (
 	floorRetryMax = 2 * time.Second
 )
 
-// Wait stands by until this process owns opts.Dir, trying the guard every 20 ms (waitPoll), and
-// returns the Handle; or it returns ctx.Err() when ctx ends first. When the guard is free but
-// Options.EpochFloor reports its source unavailable for now (ErrEpochFloorUnavailable), it lets
-// the guard go, logs, and tries again with a backoff from 100 ms to 2 s. Other errors as for
+// Wait stands by until this process owns opts.Dir, and returns the Handle; or it returns
+// ctx.Err() when ctx ends first. It waits blocked on the guard (waitGuard), so the kernel wakes it
+// the moment the owner lets go or dies (docs/design.md#35-standby-wait). When the guard is free
+// but Options.EpochFloor reports its source unavailable for now (ErrEpochFloorUnavailable), it
+// lets the guard go, logs, and tries again with a backoff from 100 ms to 2 s. Other errors as for
 // Acquire, except ErrOwned: a held guard is what it waits out.
 func Wait(ctx context.Context, opts Options) (*Handle, error) {
 	opts, err := normalize(opts)
 	if err != nil {
 		return nil, err
 	}
-	w := newDirWatcher(opts.Dir, opts.Logger)
-	t := time.NewTicker(waitPoll)
-	defer t.Stop()
+	w := newDirWatcher(opts.Dir, opts.Logger) // before the guard descriptor: see tryAcquire
 	backoff := floorRetryMin
 	for {
-		if err := ctx.Err(); err != nil {
-			w.close()
-			return nil, err
-		}
-		h, err := tryAcquire(opts, w)
+		h, err := waitAcquire(ctx, opts, w)
 		if h != nil {
 			return h, nil
 		}
@@ -92,14 +87,60 @@ func Wait(ctx context.Context, opts Options) (*Handle, error) {
 			backoff = min(2*backoff, floorRetryMax)
 			continue
 		}
-		if err != nil {
-			w.close()
-			return nil, err
-		}
+		w.close()
+		return nil, err
+	}
+}
+
+// waitAcquire is tryAcquire that waits for the guard (waitGuard) instead of giving up when it
+// is held. It returns the Handle, or ctx.Err(), ErrHeldInProcess, or the errors of waitGuard and
+// startOwning. On success the handle takes over w; otherwise the caller keeps it.
+func waitAcquire(ctx context.Context, o Options, w *dirWatcher) (*Handle, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if ownedHere(o.Dir) {
+		return nil, fmt.Errorf("%w (%s)", ErrHeldInProcess, o.Dir) // the lock would never come
+	}
+	g, err := waitGuard(ctx, o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	return ownGuard(o, g, w)
+}
+
+// waitGuard blocks until this process holds the guard of dir (blockGuard) or ctx ends, and
+// returns the guard, ctx.Err(), or blockGuard's error.
+//
+// A blocked flock(2) or LockFileEx cannot be interrupted, so it runs in its own goroutine, which
+// hands the guard over on an unbuffered channel: either waitGuard receives it, or ctx has ended
+// and the goroutine lets it go at once. Exactly one side ends up with the lock, never none (a
+// leaked lock would stall every standby) and never both. This is safe: until its result is
+// received, the goroutine's lock is a bare lock on owner.lock with no epoch, no record and no
+// engine behind it, so for the rest of the world it is a standby that won and left within
+// microseconds; the next waiter (blocked in the kernel, or polling) takes it then. Until the
+// guard comes free, a cancelled wait keeps one blocked thread and one descriptor.
+func waitGuard(ctx context.Context, dir string) (*guard, error) {
+	type locked struct {
+		g   *guard
+		err error
+	}
+	got := make(chan locked)
+	go func() {
+		g, err := blockGuard(dir)
 		select {
+		case got <- locked{g, err}:
 		case <-ctx.Done():
-		case <-t.C:
+			if g != nil {
+				_ = g.release()
+			}
 		}
+	}()
+	select {
+	case r := <-got:
+		return r.g, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
 }
 
@@ -143,14 +184,32 @@ func normalize(o Options) (Options, error) {
 // for an RCU grace period (~20 ms): a watch opened after the guard would keep the lock held that
 // much longer after a SIGKILL (BenchmarkCrashRecovery went from ~4 ms to ~23 ms median).
 func tryAcquire(o Options, w *dirWatcher) (*Handle, error) {
-	heldMu.Lock()
-	defer heldMu.Unlock()
-	if heldHere[o.Dir] {
+	if ownedHere(o.Dir) {
 		return nil, fmt.Errorf("%w (%s)", ErrHeldInProcess, o.Dir)
 	}
 	g, err := tryGuard(o.Dir)
 	if err != nil || g == nil {
 		return nil, err
+	}
+	return ownGuard(o, g, w)
+}
+
+// ownedHere reports whether this process owns dir already.
+func ownedHere(dir string) bool {
+	heldMu.Lock()
+	defer heldMu.Unlock()
+	return heldHere[dir]
+}
+
+// ownGuard turns the locked guard g into this process's Handle (startOwning) and registers dir
+// as owned here. It returns the Handle, or ErrHeldInProcess or startOwning's error, having let
+// g go. On success the handle takes over w.
+func ownGuard(o Options, g *guard, w *dirWatcher) (*Handle, error) {
+	heldMu.Lock()
+	defer heldMu.Unlock()
+	if heldHere[o.Dir] {
+		_ = g.release()
+		return nil, fmt.Errorf("%w (%s)", ErrHeldInProcess, o.Dir)
 	}
 	h, err := startOwning(o, g, w)
 	if err != nil {

@@ -19,6 +19,9 @@ type guard struct {
 	path string
 	fl   *flock.Flock
 	held fs.FileInfo // fstat of the locked descriptor at acquisition
+	// lockedMono is when the lock was taken (CLOCK_MONOTONIC ns, monoNow): the instant this
+	// process became the only one that can own, before the epoch and the record exist.
+	lockedMono int64
 }
 
 // tryGuard makes one non-blocking attempt at the exclusive lock of dir/owner.lock, creating it
@@ -27,29 +30,58 @@ type guard struct {
 // atomicfile.NoFollow. It returns (guard, nil) on success, (nil, nil) when another open file
 // description holds it, or an error: ErrUnsafeDir (wrapped, see notGuardFile) when owner.lock is
 // not a regular file, else the I/O error (wrapped).
-func tryGuard(dir string) (*guard, error) {
+func tryGuard(dir string) (*guard, error) { return takeGuard(dir, false) }
+
+// blockGuard is tryGuard that waits, in the kernel, while another open file description holds
+// the lock (flock(2) without LOCK_NB; LockFileEx without LOCKFILE_FAIL_IMMEDIATELY), so the
+// kernel wakes it the moment the holder unlocks or dies. It returns the guard, or the errors of
+// tryGuard. It cannot be interrupted: see waitGuard for how a standby stays cancellable.
+func blockGuard(dir string) (*guard, error) { return takeGuard(dir, true) }
+
+// guardMoves bounds how often takeGuard opens owner.lock again because the file it locked was
+// replaced meanwhile; more replacements than that in a row are an attack, reported as an error.
+const guardMoves = 3
+
+// takeGuard opens owner.lock and locks it, waiting for the lock when block is set. A lock taken
+// on a file that is no longer dir/owner.lock (it was renamed or deleted and re-created between
+// the open and the lock — a long time when blocking) guards nothing: another process could lock
+// the new file and own too. So the locked file is checked against the path (intact), and on a
+// mismatch unlocked and opened again. Returns as tryGuard.
+func takeGuard(dir string, block bool) (*guard, error) {
 	path := filepath.Join(dir, lockName)
-	fl := flock.New(path, flock.SetPermissions(0o600), flock.SetFlag(os.O_CREATE|os.O_RDONLY|atomicfile.NoFollow))
-	ok, err := fl.TryLock()
-	if err != nil {
-		if fi, lerr := os.Lstat(path); lerr == nil && !fi.Mode().IsRegular() {
+	for range guardMoves {
+		fl := flock.New(path, flock.SetPermissions(0o600), flock.SetFlag(os.O_CREATE|os.O_RDONLY|atomicfile.NoFollow))
+		ok, err := true, error(nil)
+		if block {
+			err = fl.Lock()
+		} else {
+			ok, err = fl.TryLock()
+		}
+		if err != nil {
+			if fi, lerr := os.Lstat(path); lerr == nil && !fi.Mode().IsRegular() {
+				return nil, notGuardFile(path, fi)
+			}
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		if !ok {
+			return nil, nil
+		}
+		fi, err := fl.Stat() // fstat of the locked descriptor
+		if err != nil {
+			_ = fl.Unlock()
+			return nil, fmt.Errorf("stat %s: %w", path, err)
+		}
+		if !fi.Mode().IsRegular() {
+			_ = fl.Unlock()
 			return nil, notGuardFile(path, fi)
 		}
-		return nil, fmt.Errorf("lock %s: %w", path, err)
-	}
-	if !ok {
-		return nil, nil
-	}
-	fi, err := fl.Stat() // fstat of the locked descriptor
-	if err != nil {
+		g := &guard{path: path, fl: fl, held: fi, lockedMono: monoNow()}
+		if g.intact() == nil {
+			return g, nil
+		}
 		_ = fl.Unlock()
-		return nil, fmt.Errorf("stat %s: %w", path, err)
 	}
-	if !fi.Mode().IsRegular() {
-		_ = fl.Unlock()
-		return nil, notGuardFile(path, fi)
-	}
-	return &guard{path: path, fl: fl, held: fi}, nil
+	return nil, fmt.Errorf("%w: %s was replaced %d times while being locked", ErrGuardReplaced, path, guardMoves)
 }
 
 // notGuardFile is the refusal of an owner.lock that is not a regular file (a named pipe, a

@@ -216,19 +216,13 @@ func helperProbe() int {
 func helperBareFlock() int {
 	fl := flock.New(filepath.Join(os.Getenv(envDir), lockName))
 	say("waiting")
-	for {
-		ok, err := fl.TryLock()
-		if err != nil {
-			say("error %v", err)
-			return 1
-		}
-		if ok {
-			say("owned 0 %d %d -", os.Getpid(), time.Now().UnixNano())
-			_, _ = io.Copy(io.Discard, os.Stdin)
-			return 0
-		}
-		time.Sleep(waitPoll)
+	if err := fl.Lock(); err != nil { // blocking, like a standby: the kernel wakes it
+		say("error %v", err)
+		return 1
 	}
+	say("owned 0 %d %d -", os.Getpid(), time.Now().UnixNano())
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	return 0
 }
 
 // ---- test side ------------------------------------------------------------------------------

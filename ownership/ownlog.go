@@ -8,6 +8,12 @@ import "os"
 // locked and before any run is admitted; released just before the guard is unlocked, so the
 // logged interval always lies inside the real one and two of them never overlap unless two
 // processes really owned at once. mono_ns is CLOCK_MONOTONIC, comparable across processes.
+// acquired also carries locked_mono_ns, when the guard was locked (before the epoch was stored
+// and the record written): the part of crash recovery that the kernel decides.
 func (h *Handle) logOwnership(what string) {
-	h.log.Info("ownership "+what, "epoch", h.epoch, "pid", os.Getpid(), "mono_ns", monoNow())
+	args := []any{"epoch", h.epoch, "pid", os.Getpid(), "mono_ns", monoNow()}
+	if what == "acquired" {
+		args = append(args, "locked_mono_ns", h.guard.lockedMono)
+	}
+	h.log.Info("ownership "+what, args...)
 }

@@ -40,6 +40,7 @@ type slotEvent struct {
 // apply makes cfg the running set: unchanged routines keep their timers, changed ones are
 // re-armed, removed ones are disarmed. Runs in flight are never cancelled by a config change.
 func (e *Engine) apply(cfg *config.Config) error {
+	e.catchUps.setMax(cfg.MaxParallelCatchUp)
 	now := e.clock.Now()
 	shared := e.hubAnchors(cfg, now) // before e.mu: it asks the hub
 	e.mu.Lock()

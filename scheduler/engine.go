@@ -85,7 +85,14 @@ type Engine struct {
 	bgStop    chan struct{}
 	runs      sync.WaitGroup // in-flight runs
 
-	taken      map[int64]bool // run-now requests this engine dispatched (under mu)
+	taken map[int64]bool // run-now requests this engine dispatched (under mu)
+	// The journal's data_version at the poller's last read of pauses and requests, and whether
+	// the next poll must read them anyway (journalChanged; under mu).
+	version     int64
+	versionSeen bool
+	repoll      bool
+	// catchUps holds catch-up runs back to max_parallel_catch_up at a time (catchuplimit.go).
+	catchUps   *catchUpLimiter
 	tickMu     sync.Mutex
 	due, dueAt time.Time // cached earliest next slot and when (real time) it was computed
 
@@ -118,7 +125,7 @@ func NewEngine(opts EngineOptions) (*Engine, error) {
 		alerts:      action.NewAlerts(nil),
 		orphanGrace: defaultOrphanGrace, lateTolerance: 2 * time.Second, pollEvery: 500 * time.Millisecond, wakeEvery: 5 * time.Second,
 		routines: map[string]*armed{}, taken: map[int64]bool{}, bgStop: make(chan struct{}),
-		jitter: rand.N[time.Duration], zones: config.SystemZones,
+		jitter: rand.N[time.Duration], zones: config.SystemZones, catchUps: newCatchUpLimiter(),
 	}
 	e.runCtx, e.cancelRun = context.WithCancel(context.Background())
 	deps := action.Deps{Notifier: opts.Notifier, Snapshots: opts.Journal, UserAgent: opts.UserAgent}
@@ -131,6 +138,10 @@ func NewEngine(opts EngineOptions) (*Engine, error) {
 	}
 	return e, nil
 }
+
+// startPruneExcess is how many runs past keep_runs a routine must have for the start's
+// retention pass (PruneAllLater) to prune it.
+const startPruneExcess = 1000
 
 // Start loads the config, records the owner's epoch in the journal, ends the processes of runs
 // an earlier owner left `running` and records those runs `interrupted` (orphans.go; this takes
@@ -221,6 +232,14 @@ func (e *Engine) Start(ctx context.Context) error {
 	}
 	e.pendStartPass(last)
 	e.runStartPass()
+	// Retention also runs once at start, in the background, for routines far past keep_runs:
+	// a journal that grew while keep_runs was larger shrinks without waiting for each
+	// routine's next run. A few extra rows are left to the retention after each run.
+	keep := make(map[string]int, len(cfg.Routines))
+	for _, r := range cfg.Routines {
+		keep[r.Name] = r.KeepRuns
+	}
+	e.j.PruneAllLater(keep, startPruneExcess)
 	if w, err := e.openConfigWatch(); err != nil {
 		e.log.Warn("routines.toml changes will not apply until restart", "err", err)
 	} else {

@@ -4,27 +4,117 @@ package scheduler
 
 import (
 	"fmt"
+	"path/filepath"
 	"time"
+
+	"github.com/fsnotify/fsnotify"
 
 	"github.com/routinely/routinely/scheduler/journal"
 )
 
-// pollRequests picks up run-now requests from the journal every pollEvery (< 1 s) and
-// runs each through the same claim, overlap, timeout and history path as a scheduled slot.
+// pollRequests picks up run-now requests and pauses from the journal as soon as a file watch
+// reports a write to it (else every pollEvery, < 1 s), and runs each request through the same
+// claim, overlap, timeout and history path as a scheduled slot. It also retries the start's
+// catch-up pass and refused slots, every pollEvery while there are any.
 func (e *Engine) pollRequests(stop <-chan struct{}) {
-	t := time.NewTicker(e.pollEvery)
+	changes := e.watchJournalFiles(stop)
+	t := time.NewTimer(0)
 	defer t.Stop()
+	written := false // woken by a write to the journal's files
 	for {
-		e.refreshPauses()
+		if e.journalChanged() {
+			e.refreshPauses()
+			if !e.serveRequests() {
+				e.pollAgain()
+			}
+		}
 		e.runStartPass()
 		e.catchUpRefused()
-		e.serveRequests()
+		// A write is seen as it starts, before its commit is visible (the -wal is written, then
+		// synced, then the commit published), and the watch may not report the rest of it: after
+		// one, look again within pollEvery.
+		t.Reset(e.nextPoll(changes != nil && !written))
+		written = false
 		select {
 		case <-stop:
 			return
 		case <-t.C:
+		case <-changes:
+			written = true
+			// Most commits are visible a few milliseconds after their first write.
+			select {
+			case <-stop:
+				return
+			case <-time.After(commitSettle):
+			}
 		}
 	}
+}
+
+// commitSettle is how long the poller waits after a write to the journal's files is reported
+// before it looks: long enough for most commits (write, fsync, publish) to become visible.
+const commitSettle = 20 * time.Millisecond
+
+// idlePoll is how often the poller looks while a file watch reports the journal's changes and
+// nothing is left to retry: a safety net for a change the watch did not report.
+const idlePoll = 5 * time.Second
+
+// nextPoll is how long the poller sleeps: pollEvery (0.5 s) while the start pass, a refused slot
+// or a request is waiting to be retried, or when no file watch reports the journal's changes;
+// idlePoll otherwise, so that an idle owner is not woken twice a second for nothing.
+func (e *Engine) nextPoll(watched bool) time.Duration {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	busy := e.startLast != nil || e.repoll
+	for _, a := range e.routines {
+		busy = busy || len(a.refused) > 0
+	}
+	if busy || !watched {
+		return e.pollEvery
+	}
+	return idlePoll
+}
+
+// watchJournalFiles returns a channel that receives when another process (or this one) writes
+// the journal, from an fsnotify watch on its directory that keeps only journal.db and its -wal
+// (a commit in WAL mode writes the -wal), until stop; or nil when no watch can be set up. At
+// most one notice waits in the channel: a burst of writes wakes the poller once.
+func (e *Engine) watchJournalFiles(stop <-chan struct{}) <-chan struct{} {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil
+	}
+	path := e.j.Path()
+	if err := w.Add(filepath.Dir(path)); err != nil {
+		_ = w.Close()
+		return nil
+	}
+	db, wal := filepath.Base(path), filepath.Base(path)+"-wal"
+	out := make(chan struct{}, 1)
+	go func() {
+		defer func() { _ = w.Close() }()
+		for {
+			select {
+			case <-stop:
+				return
+			case ev, ok := <-w.Events:
+				if !ok {
+					return
+				}
+				if n := filepath.Base(ev.Name); n == db || n == wal {
+					select {
+					case out <- struct{}{}:
+					default:
+					}
+				}
+			case _, ok := <-w.Errors:
+				if !ok {
+					return
+				}
+			}
+		}
+	}()
+	return out
 }
 
 // serveAgainLocked forgets that this engine took the run-now requests ids, so the next poll
@@ -35,18 +125,41 @@ func (e *Engine) serveAgainLocked(ids ...int64) {
 	for _, id := range ids {
 		delete(e.taken, id)
 	}
+	e.repoll = true
 }
 
-// serveRequests dispatches every pending request once.
-func (e *Engine) serveRequests() {
+// journalChanged reports whether the poller must read pauses and requests again: the journal's
+// data_version moved since the last read (another process, or this one's writer, committed), or
+// pollAgain asked for it. While nothing changes an idle owner's poll is one prepared statement,
+// not two queries. A data_version that cannot be read counts as a change.
+func (e *Engine) journalChanged() bool {
+	v, err := e.j.DataVersion()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	changed := err != nil || e.repoll || !e.versionSeen || v != e.version
+	e.version, e.versionSeen, e.repoll = v, err == nil, false
+	return changed
+}
+
+// pollAgain makes the next poll read pauses and requests even if the journal did not change.
+func (e *Engine) pollAgain() {
+	e.mu.Lock()
+	e.repoll = true
+	e.mu.Unlock()
+}
+
+// serveRequests dispatches every pending request once. It returns false when it could not serve
+// them all (the owner does not admit, a read or write failed): the next poll must look again.
+func (e *Engine) serveRequests() bool {
 	if !e.gate.Admitting() {
-		return
+		return false
 	}
 	reqs, err := e.j.PendingRequests()
 	if err != nil {
 		e.log.Warn("run-now requests", "err", err)
-		return
+		return false
 	}
+	looked := true
 	for _, rq := range reqs {
 		e.mu.Lock()
 		_, known := e.routines[rq.Routine]
@@ -56,13 +169,16 @@ func (e *Engine) serveRequests() {
 			continue
 		}
 		if !known {
-			_ = e.j.AnswerRequest(rq.ID, 0, fmt.Sprintf("no routine %q in the owner's configuration", rq.Routine))
+			if err := e.j.AnswerRequest(rq.ID, 0, fmt.Sprintf("no routine %q in the owner's configuration", rq.Routine)); err != nil {
+				looked = false // still pending: answer it at the next poll
+			}
 			continue
 		}
 		// Mark it taken before dispatching so the next poll does not pick it again; the run's
 		// claim (or its skip record) replaces the placeholder with the run id.
 		if err := e.j.AnswerRequest(rq.ID, -1, ""); err != nil {
 			e.log.Warn("take run-now request", "err", err)
+			looked = false
 			continue
 		}
 		e.mu.Lock()
@@ -71,6 +187,7 @@ func (e *Engine) serveRequests() {
 		e.dispatch(rq.Routine, slotEvent{slot: e.clock.Now().Truncate(time.Second), trigger: journal.TriggerManual,
 			key: fmt.Sprintf("manual:%d", rq.ID), requestID: rq.ID})
 	}
+	return looked
 }
 
 // refreshPauses re-reads the pauses from the journal (any process may pause or resume), so the

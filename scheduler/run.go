@@ -45,11 +45,27 @@ func (e *Engine) execute(ctx context.Context, r *config.Routine, run *inflight) 
 			return
 		}
 	}
+	if ev.trigger == journal.TriggerCatchUp {
+		// At most max_parallel_catch_up catch-ups at once, in slot order: after a wake every
+		// routine wants its catch-up at the same instant. Scheduled runs do not wait here.
+		// Slots of the routine due while it waits are held, as while a claim is written: a
+		// later slot recorded skipped (overlap) would hide this unclaimed one from the next
+		// owner's catch-up should this owner die before the claim.
+		e.setClaiming(run)
+		release, ok := e.catchUps.acquire(ctx.Done(), r.Name, ev.slot)
+		if !ok {
+			e.keepHeld(run)
+			e.notStarted(r.Name, ev, context.Cause(ctx), false)
+			return
+		}
+		defer release()
+	}
 	done, err := e.gate.BeginRun(r.Name, ev.slot)
 	if err != nil {
 		// Not claimed: the next owner's catch-up pass handles the slot, or this owner's if it
 		// resumes (keepRefusedLocked).
 		e.log.Info("run not admitted", "routine", r.Name, "slot", ev.slot, "err", err)
+		e.keepHeld(run)
 		return true
 	}
 	defer done()
@@ -173,6 +189,11 @@ func (e *Engine) runAction(parent context.Context, r *config.Routine, ev slotEve
 	if err != nil {
 		return action.Result{Outcome: journal.OutcomeFailed, Summary: err.Error(), Attempts: 1}, e.clock.Now()
 	}
+	if ev.trigger == journal.TriggerCatchUp && r.NetworkGrace > 0 && isNetwork(r.Spec) {
+		// A catch-up comes right after a wake (or a start), when the network is often not back
+		// yet: a watch or ping that cannot connect tries again for network_grace.
+		act = action.WithNetworkGrace(act, r.NetworkGrace, e.clock)
+	}
 	in := e.actionInput(r, ev, id)
 	if !e.waitUntil(at, parent.Done()) {
 		return action.Result{}, time.Time{}
@@ -248,6 +269,15 @@ func withClockTimeout(parent context.Context, clock clockwork.Clock, d time.Dura
 // timedOut reports whether ctx ended because the routine's timeout passed.
 func timedOut(ctx context.Context) bool {
 	return errors.Is(context.Cause(ctx), errRunTimeout)
+}
+
+// isNetwork reports whether spec is an HTTP request (watch, ping).
+func isNetwork(spec any) bool {
+	switch spec.(type) {
+	case action.WatchSpec, *action.WatchSpec, action.PingSpec, *action.PingSpec:
+		return true
+	}
+	return false
 }
 
 // isCommand reports whether spec starts a process (run or shell) rather than an HTTP request or a

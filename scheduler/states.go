@@ -21,31 +21,48 @@ func States(cfg *config.Config, j *journal.Journal, now time.Time) ([]RoutineSta
 		return nil, nil
 	}
 	var pauses map[string]journal.Pause
+	anchors, lastSlots, latest := map[string]time.Time{}, map[string]time.Time{}, map[string]journal.Run{}
 	if j != nil { // nil: no journal yet, nothing has owned this profile
+		// Four statements in all, whatever the number of routines: a look at a profile must
+		// stay quick as routines and history grow.
 		var err error
 		if pauses, err = j.Pauses(now); err != nil {
 			return nil, err
 		}
+		if anchors, err = j.Anchors(cfg); err != nil {
+			return nil, err
+		}
+		names := make([]string, len(cfg.Routines))
+		for i, r := range cfg.Routines {
+			names[i] = r.Name
+		}
+		if latest, err = j.LatestRuns(names); err != nil {
+			return nil, fmt.Errorf("routine states: %w", err)
+		}
+		if lastSlots, err = j.LastSlots(); err != nil {
+			return nil, fmt.Errorf("routine states: %w", err)
+		}
 	}
 	out := make([]RoutineState, 0, len(cfg.Routines))
 	for _, r := range cfg.Routines {
-		if j != nil {
-			var err error
-			if r, err = j.Anchored(r); err != nil {
-				return nil, err
-			}
+		if a, ok := anchors[r.Name]; ok {
+			c := *r // r may be in use by a running engine
+			c.Anchor = a
+			r = &c
 		}
-		st, err := routineState(r, j, pauses, now)
-		if err != nil {
-			return nil, err
+		st := routineState(r, pauses, lastSlots[r.Name], now)
+		if last, ok := latest[r.Name]; ok {
+			st.Last = &last
+			st.Running = last.Outcome == journal.OutcomeRunning
 		}
 		out = append(out, st)
 	}
 	return append(out, disabledStates(cfg)...), nil
 }
 
-// routineState is one valid routine's state from the journal.
-func routineState(r *config.Routine, j *journal.Journal, pauses map[string]journal.Pause, now time.Time) (RoutineState, error) {
+// routineState is one valid routine's state without its last run: schedule, pause, next slot,
+// and the overdue slot after last (its latest handled slot; zero when none).
+func routineState(r *config.Routine, pauses map[string]journal.Pause, last, now time.Time) RoutineState {
 	st := RoutineState{Name: r.Name, Schedule: r.Describe(), Action: r.Action, Timezone: r.Timezone, OwnZone: !r.FollowsSystemZone()}
 	p, ok := pauses[r.Name]
 	if !ok {
@@ -69,31 +86,14 @@ func routineState(r *config.Routine, j *journal.Journal, pauses map[string]journ
 			st.Next = &next[0]
 		}
 	}
-	if j == nil {
-		return st, nil
-	}
-	if !st.Paused {
+	if !st.Paused && !last.IsZero() {
 		// The slot after the last one handled (run, skipped or recorded missed): if it is past,
 		// nobody has handled it, however far Next has moved on.
-		last, err := j.LastSlot(r.Name)
-		if err != nil {
-			return st, fmt.Errorf("state of %s: %w", r.Name, err)
-		}
-		if !last.IsZero() {
-			if due, _ := Preview(r, last, 1); len(due) == 1 && due[0].Before(now) {
-				st.Overdue = &due[0]
-			}
+		if due, _ := Preview(r, last, 1); len(due) == 1 && due[0].Before(now) {
+			st.Overdue = &due[0]
 		}
 	}
-	runs, err := j.History(r.Name, 1)
-	if err != nil {
-		return st, fmt.Errorf("state of %s: %w", r.Name, err)
-	}
-	if len(runs) == 1 {
-		st.Last = &runs[0]
-		st.Running = runs[0].Outcome == journal.OutcomeRunning
-	}
-	return st, nil
+	return st
 }
 
 // disabledStates lists the routines that failed validation, with their first problem.

@@ -82,6 +82,18 @@ func (e *Engine) setClaiming(run *inflight) {
 	e.mu.Unlock()
 }
 
+// keepHeld ends run's hold without a claim (a catch-up that never got to claim: the engine
+// stopped, or the gate refused it) and keeps the slots held meanwhile as refused
+// (keepRefusedLocked): unclaimed, so whoever owns next handles them, this owner if it resumes.
+func (e *Engine) keepHeld(run *inflight) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, ev := range run.held {
+		e.keepRefusedLocked(run.a, ev)
+	}
+	run.claiming, run.held = false, nil
+}
+
 // claimSettled ends run's claim wait (claim began at began on the engine clock, took waited of
 // real time, err its result) and decides the slots held meanwhile. The claim written quickly:
 // the run is in flight, so they meet the overlap policy as if they came a moment later. The

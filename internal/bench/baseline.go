@@ -22,83 +22,71 @@ import (
 // baseline, like the daemons, crosses a real process boundary).
 const helperEnv = "ROUTINELY_BENCH_HELPER"
 
-// pollInterval is the standby's guard poll period in the ownership protocol (docs/design.md#35-standby-wait).
-const pollInterval = 50 * time.Millisecond
+// settleWindow is the spread of the kill instant after a standby is ready (see settle).
+const settleWindow = 20 * time.Millisecond
 
 // monoNow reads CLOCK_MONOTONIC in ns, comparable with the daemons' logged mono_ns.
 func monoNow() int64 { return torture.MonoNow() }
 
 // phase is seeded so runs are comparable; the seed does not need printing (it only spreads
-// kill instants uniformly over the standby's poll period).
+// kill instants uniformly over settleWindow).
 var phase = rand.New(rand.NewSource(1))
 
-// settle waits 100 ms plus a random part of one poll period, so the SIGKILL lands at a uniformly
-// random point of the standby's poll loop instead of always just after a poll.
+// settle waits 100 ms plus a random part of settleWindow, so the waiter is blocked in the kernel
+// well before the SIGKILL and the kill instants do not line up with anything periodic.
 func settle() {
-	time.Sleep(100*time.Millisecond + time.Duration(phase.Int63n(int64(pollInterval))))
+	time.Sleep(100*time.Millisecond + time.Duration(phase.Int63n(int64(settleWindow))))
 }
 
-// runHelper runs a helper mode ("hold:PATH" or "poll:PATH") and reports whether it did.
+// runHelper runs the helper mode "block:PATH" (a bare blocking flock waiter) and reports whether
+// it did.
 func runHelper() bool {
 	mode, path, ok := strings.Cut(os.Getenv(helperEnv), ":")
-	if !ok {
+	if !ok || mode != "block" {
 		return false
 	}
 	fl := flock.New(path)
-	switch mode {
-	case "hold":
-		if locked, err := fl.TryLock(); err != nil || !locked {
-			fmt.Println("failed", err)
-			os.Exit(1)
-		}
-		fmt.Println("locked")
-		select {}
-	case "poll":
-		fmt.Println("polling")
-		for {
-			if locked, err := fl.TryLock(); err == nil && locked {
-				fmt.Println(monoNow())
-				os.Exit(0)
-			}
-			time.Sleep(pollInterval)
-		}
+	fmt.Println("blocking")
+	if err := fl.Lock(); err != nil { // flock(2) LOCK_EX without LOCK_NB
+		fmt.Println("failed", err)
+		os.Exit(1)
 	}
-	return false
+	fmt.Println(monoNow())
+	os.Exit(0)
+	return true
 }
 
-// flockBaseline is the same measurement with nothing but a gofrs/flock TryLock poll loop at the
-// protocol's 50 ms period: a holder process is SIGKILLed, a poller process reports when it locks.
-// It returns the SIGKILL → locked times of trials trials in ms, or the first helper's failure.
-func flockBaseline(root string, trials int) (Stat, error) {
+// baselineTrial is one trial of Recovery's measurement with nothing but a bare blocking flock(2)
+// waiter in the standby's place: a real daemon owns h, a helper process blocks on its
+// owner.lock, the daemon is SIGKILLed, and the helper reports when it locks. The killed process
+// is the same kind as in Recovery, so the figure holds all the kernel's part (ending the daemon,
+// closing its files, waking the waiter) and none of Routinely's. It returns the SIGKILL → locked
+// time in ms, or the failure.
+func baselineTrial(h *Home) (float64, error) {
 	self, err := os.Executable()
 	if err != nil {
-		return Stat{}, err
+		return 0, err
 	}
-	lock := filepath.Join(root, "baseline.lock")
-	var ms []float64
-	for i := 0; i < trials; i++ {
-		holder, _, err := helper(self, "hold:"+lock, "locked")
-		if err != nil {
-			return Stat{}, err
-		}
-		poller, out, err := helper(self, "poll:"+lock, "polling")
-		if err != nil {
-			_ = holder.Process.Kill()
-			return Stat{}, err
-		}
-		settle()
-		t0 := monoNow()
-		_ = holder.Process.Kill()
-		_ = holder.Wait()
-		line, err := out.ReadString('\n')
-		_ = poller.Wait()
-		at, perr := strconv.ParseInt(strings.TrimSpace(line), 10, 64)
-		if err != nil || perr != nil {
-			return Stat{}, fmt.Errorf("poller said %q: %v %v", line, err, perr)
-		}
-		ms = append(ms, float64(at-t0)/1e6)
+	owner, err := h.StartOwner()
+	if err != nil {
+		return 0, err
 	}
-	return Summarize(ms), nil
+	waiter, out, err := helper(self, "block:"+filepath.Join(h.State, "owner.lock"), "blocking")
+	if err != nil {
+		owner.Kill()
+		return 0, err
+	}
+	settle()
+	t0 := monoNow()
+	owner.Kill()
+	line, err := out.ReadString('\n')
+	_ = waiter.Wait()
+	owner.WaitExit(time.Second)
+	at, perr := strconv.ParseInt(strings.TrimSpace(line), 10, 64)
+	if err != nil || perr != nil {
+		return 0, fmt.Errorf("waiter said %q: %v %v", line, err, perr)
+	}
+	return float64(at-t0) / 1e6, nil
 }
 
 // helper starts self (this program) in a helper mode and waits for its first line to be ready.

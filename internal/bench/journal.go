@@ -39,7 +39,8 @@ func journalLateness(path string, from, to time.Time) ([]float64, error) {
 }
 
 // seedHistory adds n finished runs, spread over routines and over the n seconds before now,
-// to an existing journal (the daemon that created it must have exited).
+// to an existing journal (the daemon that created it must have exited). Each run has a short
+// summary and output, as a real run of /bin/true with a line of output would.
 func seedHistory(path string, routines []string, n int) error {
 	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
 	if err != nil {
@@ -51,11 +52,16 @@ func seedHistory(path string, routines []string, n int) error {
 		return err
 	}
 	defer func() { _ = tx.Rollback() }()
+	st, err := tx.Prepare(`INSERT INTO runs (routine, slot_key, slot, trigger, epoch, outcome, started, finished, exit_code, attempts, summary, output)
+			VALUES (?, ?, ?, 'schedule', 1, 'success', ?, ?, 0, 1, 'exit 0', 'done')`)
+	if err != nil {
+		return fmt.Errorf("seed history: %w", err)
+	}
+	defer st.Close()
 	now := time.Now().Truncate(time.Second)
 	for i := 0; i < n; i++ {
 		slot := now.Add(-time.Duration(n-i) * time.Second)
-		if _, err := tx.Exec(`INSERT INTO runs (routine, slot_key, slot, trigger, epoch, outcome, started, finished, exit_code, attempts)
-			VALUES (?, ?, ?, 'schedule', 1, 'success', ?, ?, 0, 1)`, routines[i%len(routines)], slot.UTC().Format(time.RFC3339Nano),
+		if _, err := st.Exec(routines[i%len(routines)], slot.UTC().Format(time.RFC3339Nano),
 			slot.UnixNano(), slot.UnixNano(), slot.Add(5*time.Millisecond).UnixNano()); err != nil {
 			return fmt.Errorf("seed history: %w", err)
 		}

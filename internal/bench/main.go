@@ -19,7 +19,7 @@ func main() {
 	bin := flag.String("bin", "./build/routinely-nogui", "the routinely binary to measure")
 	quick := flag.Bool("quick", false, "fewer trials and shorter windows (for development)")
 	readme := flag.String("readme", "", "also write the table into this README between "+markStart+" and "+markEnd)
-	only := flag.String("only", "", "run only the steps whose name matches this regexp (recovery, takeover, lateness, lateness-engine, claims, load-arm, heartbeat, idle, status, run-now, hub-claim, hub-coverage, binary-size)")
+	only := flag.String("only", "", "run only the steps whose name matches this regexp (recovery, takeover, lateness, lateness-engine, claims, load-arm, heartbeat, idle, looks-10k, looks-1m, run-now, hub-claim, hub-coverage, binary-size)")
 	skipGo := flag.Bool("skip-go-bench", false, "leave out the figures that come from the packages' Go benchmarks")
 	flag.Parse()
 	pick, err := regexp.Compile(*only)
@@ -51,15 +51,16 @@ func main() {
 		goBench bool
 		run     func() []Figure
 	}{
-		{"recovery", false, func() []Figure { return []Figure{Recovery(*bin, root, trials)} }},
+		{"recovery", false, func() []Figure { l, o := Recovery(*bin, root, trials); return []Figure{l, o} }},
 		{"takeover", false, func() []Figure { return []Figure{Takeover(*bin, root, min(trials, 30))} }},
 		{"lateness", false, func() []Figure { return []Figure{FireLateness(*bin, root, lateWindow)} }},
 		{"lateness-engine", true, func() []Figure { return []Figure{FireLatenessInProcess(lateWindow)} }},
 		{"claims", true, func() []Figure { return []Figure{JournalClaims(*quick)} }},
 		{"load-arm", true, func() []Figure { t, m := LoadArm(*quick); return []Figure{t, m} }},
 		{"heartbeat", true, func() []Figure { return []Figure{Heartbeat()} }},
-		{"idle", false, func() []Figure { r, c := Idle(*bin, root, idle); return []Figure{r, c} }},
-		{"status", false, func() []Figure { return []Figure{StatusLatency(*bin, root, statusRuns)} }},
+		{"idle", false, func() []Figure { r, c, w := Idle(*bin, root, idle); return []Figure{r, c, w} }},
+		{"looks-10k", false, func() []Figure { return QuickLooks(*bin, root, statusRuns, 10_000, 50, false) }},
+		{"looks-1m", false, func() []Figure { return QuickLooks(*bin, root, statusRuns, 1_000_000, 100, true) }},
 		{"run-now", false, func() []Figure { return []Figure{RunNow(*bin, root, runNowTrials)} }},
 		{"hub-claim", true, func() []Figure { return []Figure{HubClaim(*quick)} }},
 		{"hub-coverage", false, func() []Figure { return []Figure{CoverageGap(*bin, root, min(trials, 6))} }},

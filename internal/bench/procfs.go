@@ -66,6 +66,24 @@ func cpuNS(pid int) (int64, error) {
 	return (ut + st) * 10_000_000, nil // USER_HZ is 100 on Linux
 }
 
+// procIO reads /proc/PID/io as a map of its counters (rchar, wchar, syscw, write_bytes, …).
+func procIO(pid int) (map[string]int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int64{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err == nil {
+				out[k] = n
+			}
+		}
+	}
+	return out, nil
+}
+
 // cpuModel names the processor from /proc/cpuinfo.
 func cpuModel() string {
 	b, _ := os.ReadFile("/proc/cpuinfo")

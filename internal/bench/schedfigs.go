@@ -47,7 +47,7 @@ func quantiles(runs benchRuns, want, avoid []string) (Stat, error) {
 	return Stat{N: len(p50), Median: Summarize(p50).Median, P99: Summarize(p99).Median}, nil
 }
 
-// JournalClaims reads the scheduler's claim-throughput benchmark and its raw-insert baseline.
+// JournalClaims reads the journal's claim-throughput benchmark and its raw-insert baseline.
 func JournalClaims(quick bool) Figure {
 	f := Figure{Name: "journal claims per second", Unit: "/s", Goal: "≥ 2,000/s",
 		Met: func(f Figure) bool { return f.Value.Median >= 2000 }}
@@ -55,7 +55,7 @@ func JournalClaims(quick bool) Figure {
 	if quick {
 		count = 2
 	}
-	runs, err := goBench("scheduler", "Claims", "1s", count)
+	runs, err := goBench("scheduler/journal", "Claims", "1s", count)
 	if err != nil {
 		return f.failed(err)
 	}

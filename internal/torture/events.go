@@ -18,14 +18,18 @@ type OwnEvent struct {
 	Epoch    uint64
 	PID      int
 	Mono     int64
+	// LockedMono is when an acquired owner locked the guard (locked_mono_ns; 0 when the log
+	// does not say): before its epoch and record, so LockedMono ≤ Mono.
+	LockedMono int64
 }
 
 // The daemon logs with slog, as text (key=value) or JSON ("key":value): match both.
 var (
-	reOwn   = regexp.MustCompile(`ownership (acquired|released)`)
-	reEpoch = regexp.MustCompile(`\bepoch["=:]+(\d+)`)
-	rePID   = regexp.MustCompile(`\bpid["=:]+(\d+)`)
-	reMono  = regexp.MustCompile(`\bmono_ns["=:]+(\d+)`)
+	reOwn    = regexp.MustCompile(`ownership (acquired|released)`)
+	reEpoch  = regexp.MustCompile(`\bepoch["=:]+(\d+)`)
+	rePID    = regexp.MustCompile(`\bpid["=:]+(\d+)`)
+	reMono   = regexp.MustCompile(`\bmono_ns["=:]+(\d+)`)
+	reLocked = regexp.MustCompile(`\blocked_mono_ns["=:]+(\d+)`)
 )
 
 // ParseEvents reads the ownership events of one daemon's log. Lines that mention ownership but
@@ -52,6 +56,9 @@ func ParseEvents(path string) ([]OwnEvent, error) {
 		e := OwnEvent{Acquired: m[1] == "acquired"}
 		e.Epoch, _ = strconv.ParseUint(ep[1], 10, 64)
 		e.Mono, _ = strconv.ParseInt(mono[1], 10, 64)
+		if l := reLocked.FindStringSubmatch(line); l != nil {
+			e.LockedMono, _ = strconv.ParseInt(l[1], 10, 64)
+		}
 		if p := rePID.FindStringSubmatch(line); p != nil {
 			e.PID, _ = strconv.Atoi(p[1])
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	neturl "net/url"
 	"time"
@@ -64,4 +65,25 @@ func statusOK(code int) bool { return code >= 200 && code <= 299 }
 // failed is a Result with OutcomeFailed and summary as its one line and output.
 func failed(summary string) Result {
 	return Result{Outcome: OutcomeFailed, Summary: summary, Output: []byte(summary + "\n")}
+}
+
+// notSent is the failed Result of a request that send could not complete (err), marked
+// NoConnection when it never reached the server (noConnection).
+func notSent(err error) Result {
+	r := failed(err.Error())
+	r.NoConnection = noConnection(err)
+	return r
+}
+
+// noConnection reports whether err means no connection to the server was made: the dial
+// failed (refused, no route, network down, connect timeout) or the name did not resolve. An
+// error after connecting (a reset, a TLS failure, a read timeout) is the server's answer and
+// does not count.
+func noConnection(err error) bool {
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return true
+	}
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
 }

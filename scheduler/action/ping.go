@@ -20,7 +20,7 @@ func (p *pingAction) Run(ctx context.Context, in Input) Result {
 	defer cancel()
 	resp, err := send(ctx, p.client, p.method, p.url, p.userAgent, nil)
 	if err != nil {
-		return failed(err.Error())
+		return notSent(err)
 	}
 	defer drainClose(resp.Body)
 	summary := fmt.Sprintf("%s %s: HTTP %s", p.method, p.url, resp.Status)

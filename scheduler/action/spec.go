@@ -77,6 +77,9 @@ type Result struct {
 	Summary  string // one line for notifications and history
 	Changed  bool   // watch: the page changed
 	Attempts int    // 1 + retries used
+	// NoConnection marks a watch or ping that never reached the server: the connection was
+	// refused or timed out, there was no route, or the name did not resolve (WithNetworkGrace).
+	NoConnection bool
 }
 
 // Action is one routine's work. Run must honour ctx (timeout, replace, shutdown).

@@ -65,7 +65,7 @@ func (w *watchAction) Run(ctx context.Context, in Input) Result {
 	defer cancel()
 	resp, err := send(ctx, w.client, w.method, w.url, w.userAgent, w.headers)
 	if err != nil {
-		return failed(err.Error())
+		return notSent(err)
 	}
 	defer drainClose(resp.Body)
 	if !statusOK(resp.StatusCode) {

@@ -53,7 +53,10 @@ type Config struct {
 	// HubInvalid: the file has a [hub] table that is not usable (its problems are in Problems).
 	// An owner must then not run the routines alone, which could run a shared one twice.
 	HubInvalid bool
-	source     Snapshot // what it was made from, for Snapshot
+	// MaxParallelCatchUp is [defaults] max_parallel_catch_up: how many catch-up runs may run at
+	// once (0: not set; the engine then uses the number of CPUs).
+	MaxParallelCatchUp int
+	source             Snapshot // what it was made from, for Snapshot
 }
 
 // Snapshot is what a Config is made from: the file's contents as read and, when another user
@@ -84,6 +87,9 @@ func FromSnapshot(s Snapshot) (*Config, error) {
 	cfg.source = s
 	return cfg, nil
 }
+
+// MaxParallelCatchUp bounds [defaults] max_parallel_catch_up.
+const MaxParallelCatchUp = 1024
 
 // distrust is why a routines file must not supply commands, and what fixes that.
 type distrust struct {
@@ -155,7 +161,7 @@ func Parse(file string, data []byte) (*Config, error) {
 			"arrays or inline tables nested deeper than %d levels; a routine needs 3 at most", MaxNesting)
 	}
 	if off, what := tooWide(data); off >= 0 {
-		return nil, limitError(file, data, off, errTooWide, "%s; a routine has 23 keys at most", what)
+		return nil, limitError(file, data, off, errTooWide, "%s; a routine has 25 keys at most", what)
 	}
 	var doc map[string]any
 	if err := toml.Unmarshal(data, &doc); err != nil {
@@ -181,13 +187,21 @@ func Parse(file string, data []byte) (*Config, error) {
 		v.problem("", "defaults", "defaults must be a table")
 	}
 	for _, k := range sortedKeys(defaults) {
-		if k == "name" || !routineKeys[k] {
+		if k == "name" || (!routineKeys[k] && !defaultsOnlyKeys[k]) {
 			v.problem("", "defaults."+k, "unknown key %q in [defaults]", k)
 		}
 	}
 	if _, present := doc["hub"]; present {
 		cfg.Hub = v.hub(doc["hub"])
 		cfg.HubInvalid = cfg.Hub == nil
+	}
+	if val, ok := defaults["max_parallel_catch_up"]; ok {
+		n, isInt := val.(int64)
+		if !isInt || n < 1 || n > MaxParallelCatchUp {
+			v.problem("", "defaults.max_parallel_catch_up", "max_parallel_catch_up must be an integer from 1 to %d", MaxParallelCatchUp)
+		} else {
+			cfg.MaxParallelCatchUp = int(n)
+		}
 	}
 	list, ok := doc["routine"].([]any)
 	if _, present := doc["routine"]; present && !ok {

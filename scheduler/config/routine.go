@@ -13,8 +13,11 @@ const (
 	DefaultCatchUpWindow  = 12 * time.Hour
 	DefaultAutoPauseAfter = 5
 	DefaultKeepRuns       = 500
-	MaxRetries            = 5
-	MaxOutput             = 64 << 10 // bytes of combined output kept per run
+	// DefaultNetworkGrace is how long a catch-up of a watch or ping keeps trying to connect
+	// (network_grace): after a wake the network often needs a minute to come back.
+	DefaultNetworkGrace = 2 * time.Minute
+	MaxRetries          = 5
+	MaxOutput           = 64 << 10 // bytes of combined output kept per run
 	// MaxEvery is the longest `every` interval: 366 days. A longer period is a calendar date,
 	// better written as cron or at (which follow the calendar), and the bound keeps the slot
 	// arithmetic anchor + k*every (a time.Duration product, ±292 years) far from overflow for
@@ -75,6 +78,9 @@ type Routine struct {
 	AutoPauseAfter int // 0 disables auto-pause
 	NotifyOn       []string
 	KeepRuns       int
+	// NetworkGrace is how long a catch-up run of a watch or ping retries, with backoff, while it
+	// cannot connect (0: not at all).
+	NetworkGrace time.Duration
 
 	// Anchor is the origin of an `every` grid. The engine sets it from the journal; when zero,
 	// Preview and arming use the `from` instant (what arming now would do).

@@ -84,7 +84,7 @@ func stringEnd(data []byte, i int) int {
 
 // MaxTableKeys is the most keys a table of routines.toml may have (counted per [table] or
 // [[array table]] section, per inline table) and the most distinct table headers a file may
-// have. A routine has 23 keys at most. The TOML decoder finds each key among its table's keys
+// have. A routine has 25 keys at most. The TOML decoder finds each key among its table's keys
 // by a linear scan, so its time grows with the square of a table's size: 400 KB of "aN = 1"
 // lines took 9 s to decode. With every table bounded the decoder's work stays linear in the
 // file (at most a few hundred comparisons per key).

@@ -155,7 +155,7 @@ func TestConfigLimitErrorsArePositioned(t *testing.T) {
 	inline := "a = { " + lines("k%d = 1, ", MaxTableKeys+1) + "z = 1 }\n"
 	for body, want := range map[string]string{
 		"[[routine]]\nname = \"a\"\nat = " + strings.Repeat("[", 40) + strings.Repeat("]", 40) + "\n": "routines.toml:3:38: arrays or inline tables nested deeper than 32 levels; a routine needs 3 at most",
-		"[[routine]]\n\n\n\n" + lines("k%d = 1\n", MaxTableKeys+1):                                    fmt.Sprintf("routines.toml:%d:1: more than 256 keys in one table; a routine has 23 keys at most", 5+MaxTableKeys),
+		"[[routine]]\n\n\n\n" + lines("k%d = 1\n", MaxTableKeys+1):                                    fmt.Sprintf("routines.toml:%d:1: more than 256 keys in one table; a routine has 25 keys at most", 5+MaxTableKeys),
 		inline:                             fmt.Sprintf("routines.toml:1:%d: more than 256 keys in one inline table", strings.Index(inline, "k256 ")+1),
 		lines("[[t%d]]\n", MaxTableKeys+1): "routines.toml:257:3: more than 256 different table headers",
 	} {

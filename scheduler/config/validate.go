@@ -18,8 +18,11 @@ var routineKeys = map[string]bool{
 	"jitter": true, "timeout": true, "overlap": true, "catch_up": true, "catch_up_window": true,
 	"run": true, "shell": true, "watch": true, "notify": true, "ping": true, "dir": true,
 	"env": true, "paused": true, "retries": true, "auto_pause_after": true, "notify_on": true,
-	"keep_runs": true, "shared": true,
+	"keep_runs": true, "shared": true, "network_grace": true,
 }
+
+// defaultsOnlyKeys are the [defaults] keys that set the engine, not each routine.
+var defaultsOnlyKeys = map[string]bool{"max_parallel_catch_up": true}
 
 var (
 	scheduleKeys = []string{"cron", "every", "at"}
@@ -136,7 +139,7 @@ func (v *validator) routine(path string, tab, defaults map[string]any) *Routine 
 	p := v.posOf(path)
 	r := &Routine{Line: p.Line, Col: p.Col, Timeout: DefaultTimeout, Overlap: OverlapSkip,
 		CatchUp: CatchUpOnce, CatchUpWindow: DefaultCatchUpWindow, AutoPauseAfter: DefaultAutoPauseAfter,
-		KeepRuns: DefaultKeepRuns, Timezone: v.local.Name, Location: v.local.Loc, systemZone: true}
+		KeepRuns: DefaultKeepRuns, NetworkGrace: DefaultNetworkGrace, Timezone: v.local.Name, Location: v.local.Loc, systemZone: true}
 	name, _ := tab["name"].(string)
 	r.Name = name
 	if _, ok := tab["name"]; !ok {
@@ -215,6 +218,7 @@ func (v *validator) routine(path string, tab, defaults map[string]any) *Routine 
 	dur("jitter", 0, &r.Jitter)
 	dur("timeout", time.Nanosecond, &r.Timeout)
 	dur("catch_up_window", time.Nanosecond, &r.CatchUpWindow)
+	dur("network_grace", 0, &r.NetworkGrace)
 	enum("overlap", &r.Overlap, OverlapSkip, OverlapQueue, OverlapReplace)
 	enum("catch_up", &r.CatchUp, CatchUpOnce, CatchUpSkip)
 	integer("retries", 0, MaxRetries, &r.Retries)

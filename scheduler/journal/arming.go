@@ -5,7 +5,6 @@ package journal
 
 import (
 	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
@@ -98,22 +97,35 @@ func withAnchor(r *config.Routine, anchors map[string]time.Time) *config.Routine
 // Anchors returns the persisted grid anchor of each `every` routine of cfg whose interval is
 // still the one armed. Errors: the query error, wrapped.
 func (j *Journal) Anchors(cfg *config.Config) (map[string]time.Time, error) {
-	out := map[string]time.Time{}
+	want := map[string]time.Duration{}
 	for _, r := range cfg.Routines {
-		if r.Kind != config.KindEvery {
-			continue
+		if r.Kind == config.KindEvery {
+			want[r.Name] = r.Every
 		}
+	}
+	out := map[string]time.Time{}
+	if len(want) == 0 {
+		return out, nil
+	}
+	// One statement for all (arming has a row per routine ever armed, a small table): an
+	// observer with many routines then pays one query, not one per routine.
+	rows, err := j.db.Query(`SELECT routine, every, anchor FROM arming`)
+	if err != nil {
+		return nil, fmt.Errorf("anchors: %w", err)
+	}
+	defer func() { _ = rows.Close() }()
+	for rows.Next() {
+		var name string
 		var every, anc int64
-		err := j.db.QueryRow(`SELECT every, anchor FROM arming WHERE routine = ?`, r.Name).Scan(&every, &anc)
-		if errors.Is(err, sql.ErrNoRows) {
-			continue
-		}
-		if err != nil {
+		if err := rows.Scan(&name, &every, &anc); err != nil {
 			return nil, fmt.Errorf("anchors: %w", err)
 		}
-		if time.Duration(every) == r.Every && anc != 0 {
-			out[r.Name] = time.Unix(0, anc)
+		if iv, ok := want[name]; ok && time.Duration(every) == iv && anc != 0 {
+			out[name] = time.Unix(0, anc)
 		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("anchors: %w", err)
 	}
 	return out, nil
 }

@@ -86,15 +86,27 @@ func openReadOnlyDB(path string, busy time.Duration) (*sql.DB, error) {
 // ownership guard): 0 when there is no journal yet. Errors: ErrNotJournal (wrapped) as for
 // Open; a read error, wrapped (IsUnavailable tells one that may pass).
 func MaxEpochOf(path string) (uint64, error) {
-	version, err := checkJournalFile(path, 250*time.Millisecond)
-	if err != nil || version == 0 {
+	fi, err := statJournal(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return 0, nil
+	case err != nil:
 		return 0, err
+	case fi.Size() == 0:
+		return 0, nil
 	}
+	// One connection for the check and the query: a standby calls this between taking the guard
+	// and owning, and each open of a journal whose owner was killed rebuilds the WAL index.
 	db, err := openReadOnlyDB(path, 250*time.Millisecond)
 	if err != nil {
 		return 0, err
 	}
 	defer func() { _ = db.Close() }()
+	db.SetMaxOpenConns(1)
+	version, err := journalVersion(db, path)
+	if err != nil || version == 0 {
+		return 0, err
+	}
 	e, err := maxEpoch(db)
 	if err != nil {
 		return 0, fmt.Errorf("journal %s: max epoch: %w", path, err)

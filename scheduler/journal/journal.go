@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -38,6 +39,12 @@ type Journal struct {
 	// plus one; 0 between transactions): one taking seconds is waiting for a lock or a failing
 	// disk (writeWaiting).
 	writingSince atomic.Int64
+
+	// versionConn is the connection DataVersion asks, kept (with its statement) so that a
+	// poll costs one step of a prepared statement; nil until the first call.
+	versionMu   sync.Mutex
+	versionConn *sql.Conn
+	versionStmt *sql.Stmt
 
 	writes     chan writeReq // to the single writer goroutine (batch.go)
 	claimQueue chan claimReq // claims, served first
@@ -84,6 +91,15 @@ func OpenBusy(path string, busy time.Duration) (*Journal, error) {
 		if err := j.migrate(); err != nil {
 			_ = db.Close()
 			return nil, fmt.Errorf("open journal %s: %w", path, err)
+		}
+	}
+	if version == 0 {
+		// A new journal: incremental auto-vacuum lets retention give freed pages back to the
+		// file system (Prune). SQLite switches it on only through a VACUUM, instant while the
+		// journal is empty. Journals created before keep it off and reuse freed pages instead.
+		if _, err := db.Exec(`PRAGMA auto_vacuum = INCREMENTAL; VACUUM`); err != nil {
+			_ = db.Close()
+			return nil, fmt.Errorf("open journal %s: auto-vacuum: %w", path, err)
 		}
 	}
 	if err := db.QueryRow(`SELECT value FROM meta WHERE key = 'journal_id'`).Scan(&j.id); err != nil {
@@ -139,9 +155,46 @@ func (j *Journal) Close() error {
 		j.pruneWG.Wait()
 		close(j.closed)
 		<-j.writerDone
+		j.versionMu.Lock()
+		if j.versionConn != nil {
+			_ = j.versionStmt.Close()
+			_ = j.versionConn.Close()
+			j.versionConn = nil
+		}
+		j.versionMu.Unlock()
 		err = j.db.Close()
 	})
 	return err
+}
+
+// Path returns the journal's file path (its -wal and -shm files are beside it).
+func (j *Journal) Path() string { return j.path }
+
+// DataVersion returns SQLite's data_version of the journal as one kept connection sees it: it
+// changes whenever any other connection, of this process or another, commits to the journal
+// (https://sqlite.org/pragma.html#pragma_data_version). A poller compares it with the last
+// value to skip its queries while nothing changed. Errors: the connection's or the query's,
+// wrapped.
+func (j *Journal) DataVersion() (int64, error) {
+	j.versionMu.Lock()
+	defer j.versionMu.Unlock()
+	if j.versionConn == nil {
+		c, err := j.db.Conn(context.Background())
+		if err != nil {
+			return 0, fmt.Errorf("data version: %w", err)
+		}
+		st, err := c.PrepareContext(context.Background(), `PRAGMA data_version`)
+		if err != nil {
+			_ = c.Close()
+			return 0, fmt.Errorf("data version: %w", err)
+		}
+		j.versionConn, j.versionStmt = c, st
+	}
+	var v int64
+	if err := j.versionStmt.QueryRow().Scan(&v); err != nil {
+		return 0, fmt.Errorf("data version: %w", err)
+	}
+	return v, nil
 }
 
 // MaxEpoch returns the highest owner epoch recorded (0 for a new journal). Errors: the query
