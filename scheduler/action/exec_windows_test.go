@@ -62,7 +62,9 @@ func init() {
 // treeSpec runs this test binary as the "tree" helper.
 func treeSpec() RunSpec { return RunSpec{Argv: []string{os.Args[0], "-test.run=^$"}} }
 
-func treeEnv(pidFile string) []string { return []string{helperEnv + "=tree", pidFileEnv + "=" + pidFile} }
+func treeEnv(pidFile string) []string {
+	return []string{helperEnv + "=tree", pidFileEnv + "=" + pidFile}
+}
 
 // cmd /C runs the script with its output combined and its exit code kept.
 func TestShellRunsThroughCmd(t *testing.T) {
