@@ -280,12 +280,11 @@ func TestFailedWriteKeepsOwnership(t *testing.T) {
 	h := acquireT(t, Options{Dir: dir, HeartbeatInterval: 50 * time.Millisecond})
 	eventually(t, long, "record written", func() bool { r, _ := readRecord(dir); return r != nil })
 	blocker := filepath.Join(dir, recordName)
-	if err := os.Remove(blocker); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(blocker, "x"), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	// The heartbeat may write owner.json again between the remove and the mkdir: repeat.
+	eventually(t, long, "owner.json replaced by a directory", func() bool {
+		_ = os.Remove(blocker)
+		return os.MkdirAll(filepath.Join(blocker, "x"), 0o700) == nil
+	})
 	select {
 	case ev := <-h.Events():
 		if ev.Kind != EventWriteFailed || ev.Err == nil || !strings.Contains(ev.Err.Error(), recordName) {
