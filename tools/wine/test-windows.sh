@@ -51,6 +51,11 @@ if [ ! -f "$WINEPREFIX/.routinely-ready" ]; then
   touch "$WINEPREFIX/.routinely-ready"
 fi
 cp "$dll" "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll"
+# One wineserver for the whole run, started here with no output to hand on: the first Wine process
+# would otherwise start it (and Wine's services) holding that process's stdout and stderr, so a
+# caller waiting for the output to end would wait for the wineserver.
+"$WINESERVER" -p </dev/null >/dev/null 2>&1
+timeout 120 "$WINE" cmd /c exit </dev/null >/dev/null 2>&1 || true
 # End the wineserver this script's Wine processes shared however the run ends.
 trap 'timeout 30 "$WINESERVER" -k 2>/dev/null || true' EXIT
 
@@ -88,7 +93,16 @@ echo "test-windows: $("$WINE" --version), tests run as windows/amd64 binaries"
 # minutes; its 20 short rounds take a few seconds (the same rule, fewer repetitions).
 # -p 1: one test binary at a time; the multi-process tests start many Wine processes each, and
 # two such packages at once on a 2-core machine only make the timing margins thinner.
+rc=0
 # shellcheck disable=SC2086
 CGO_ENABLED=0 GOOS=windows GOARCH=amd64 timeout -k 30 1200 "$GO" test -exec "$root/tools/wine/exec.sh" \
   -overlay "$out/overlay.json" -tags nogui -count=1 -p 1 -short -v -timeout "${WINDOWS_TEST_TIMEOUT:-5m}" \
-  ${WINDOWS_TEST_FLAGS:-} "$@"
+  ${WINDOWS_TEST_FLAGS:-} "$@" || rc=$?
+
+# The same binary driven from the Linux side, as a person at a shell would: only from here can
+# the owner's Wine process be SIGKILLed (internal/e2e/wine_linux_test.go, built with -tags wine).
+if [ -z "${WINDOWS_TEST_FLAGS:-}" ] && [[ " $* " == *" ./internal/e2e/... "* || " $* " == *" ./internal/e2e "* ]]; then
+  ROUTINELY_E2E_WINE_EXE="$out/routinely.exe" timeout -k 30 600 "$GO" test -tags wine -count=1 -v \
+    -timeout 5m -run '^TestWine' ./internal/e2e || rc=$?
+fi
+exit "$rc"
