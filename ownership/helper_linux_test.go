@@ -42,22 +42,6 @@ func spawnChildren() ([]string, error) {
 	return []string{strings.TrimSpace(string(bg)), fmt.Sprint(fg.Process.Pid)}, nil
 }
 
-// suspend stops p as a closed laptop lid does (SIGSTOP): it runs no code until resume.
-func suspend(tb testing.TB, p *proc) {
-	tb.Helper()
-	if err := p.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
-		tb.Fatalf("SIGSTOP pid %d: %v", p.pid(), err)
-	}
-}
-
-// resume continues a suspended p (SIGCONT).
-func resume(tb testing.TB, p *proc) {
-	tb.Helper()
-	if err := p.cmd.Process.Signal(syscall.SIGCONT); err != nil {
-		tb.Fatalf("SIGCONT pid %d: %v", p.pid(), err)
-	}
-}
-
 // assertNoGuardHandle fails tb when any of the processes kids has owner.lock of dir open: an
 // inherited descriptor would share the guard's open file description and so its flock.
 func assertNoGuardHandle(tb testing.TB, dir string, _ *proc, kids []string) {
