@@ -16,10 +16,14 @@ APT_PACKAGES_BUILD := gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev l
 APT_PACKAGES_TEST := xvfb xauth dbus dbus-x11 imagemagick xdotool \
 	haskell-status-notifier-item-utils dunst desktop-file-utils systemd tzdata
 APT_PACKAGES := $(APT_PACKAGES_BUILD) $(APT_PACKAGES_TEST)
-# Only `make windows` needs the mingw cross compiler: `make deps-windows` installs it.
-APT_PACKAGES_WINDOWS := gcc-mingw-w64-x86-64-win32
+# `make windows` needs the mingw cross compiler; `make test-windows` needs it (for its Wine shim)
+# and Wine: `make deps-windows` installs both.
+APT_PACKAGES_WINDOWS := gcc-mingw-w64-x86-64-win32 wine64
+# What `make test-windows` runs as Windows binaries under Wine (the desktop app is only compiled).
+WINDOWS_TEST_PKGS := ./ownership/... ./scheduler/... ./app/autostart/... ./app/cli/... ./app/owning/... \
+	./app/paths/... ./internal/atomicfile/... ./internal/e2e/...
 
-.PHONY: help deps deps-windows ensure-build-deps ensure-test-deps build build-nogui run daemon test test-unit test-gui bench footprint torture lint package windows clean
+.PHONY: help deps deps-windows ensure-build-deps ensure-test-deps ensure-windows-deps build build-nogui run daemon test test-unit test-gui test-windows bench footprint torture lint package windows clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -28,7 +32,7 @@ deps: ## install the system packages (Debian/Ubuntu, as root)
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(APT_PACKAGES)
 
-deps-windows: ## install the mingw cross compiler for `make windows` (Debian/Ubuntu, as root)
+deps-windows: ## install mingw and Wine for `make windows` and `make test-windows` (Debian/Ubuntu, as root)
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(APT_PACKAGES_WINDOWS)
 
@@ -38,6 +42,9 @@ ensure-build-deps:
 
 ensure-test-deps:
 	@bash tools/ensure-deps.sh $(APT_PACKAGES)
+
+ensure-windows-deps:
+	@bash tools/ensure-deps.sh $(APT_PACKAGES_WINDOWS)
 
 build: ensure-build-deps ## desktop + CLI binary (cgo, needs the GL/X11 headers)
 	$(GO) build -tags '$(GUI_TAGS)' -ldflags '$(LDFLAGS)' -o $(BIN) .
@@ -73,6 +80,9 @@ test-unit: ## unit and multi-process tests with -race, then a 30 s chaos run
 
 test-gui: build ## the desktop app under Xvfb + D-Bus (tray, takeover prompt, screenshot)
 	xvfb-run -a -s "-screen 0 1024x768x24 -nolisten tcp" dbus-run-session -- bash app/desktop/testdata/gui-test.sh ./$(BIN) build/gui-test
+
+test-windows: ensure-windows-deps ## the ownership, scheduler, CLI, autostart and e2e tests as Windows binaries under Wine
+	GO=$(GO) bash tools/wine/test-windows.sh $(WINDOWS_TEST_PKGS)
 
 bench: build-nogui ## benchmarks; prints the README performance table
 	$(GO) run ./internal/bench -bin ./$(BIN_NOGUI) -readme README.md

@@ -1,4 +1,4 @@
-//go:build linux
+//go:build linux || windows
 
 package ownership
 
@@ -6,11 +6,9 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -77,16 +75,9 @@ func TestThreeContendersRace200Rounds(t *testing.T) {
 func TestBadMetadata(t *testing.T) {
 	_, host := self()
 	me, _ := identify(os.Getpid())
-	dead := exec.Command("true")
-	if err := dead.Run(); err != nil {
-		t.Fatal(err)
-	}
-	unrelated := exec.Command("sleep", "60")
-	if err := unrelated.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = unrelated.Process.Kill(); _ = unrelated.Wait() })
-	uid, _ := identify(unrelated.Process.Pid)
+	deadPID := exitedPID(t)
+	unrelated := startHelper(t, "sleep", "")
+	uid, _ := identify(unrelated.pid())
 
 	valid := func(mut func(*Record)) func(string) {
 		return func(dir string) {
@@ -115,7 +106,7 @@ func TestBadMetadata(t *testing.T) {
 		{"torn", raw(`{"token":"t-old","epoch":41,"pid":`)},
 		{"garbage", raw("\x00\x01not json")},
 		{"another-host", valid(func(r *Record) { r.Host = "elsewhere.example" })},
-		{"dead-pid", valid(func(r *Record) { r.PID = dead.ProcessState.Pid(); r.PIDStartTicks = 1 })},
+		{"dead-pid", valid(func(r *Record) { r.PID = deadPID; r.PIDStartTicks = 1 })},
 		{"reused-pid", valid(func(r *Record) {
 			r.PID, r.PIDStartMS, r.PIDStartTicks = uid.PID, uid.StartMS-3_600_000, uid.StartTicks-100_000
 		})},
@@ -132,11 +123,15 @@ func TestBadMetadata(t *testing.T) {
 			if !errors.As(err, &oe) || !errors.Is(err, ErrOwned) {
 				t.Fatalf("Acquire with the guard held: %v, want *OwnedError", err)
 			}
-			if oe.Holder != nil {
+			// Where the OS does not name the lock's holder (Windows), a record naming a live
+			// process of this host and user is believed even when its heartbeat is old: that is
+			// also what a suspended owner looks like (docs/design.md#32-acquire).
+			believable := !lockHolderKnown && tc.name == "day-old-heartbeat"
+			if oe.Holder != nil && !believable {
 				t.Fatalf("record naming pid %d believed as holder; the real holder is %d", oe.Holder.PID, holder.pid())
 			}
-			if oe.Status.HolderPID != holder.pid() {
-				t.Fatalf("/proc/locks holder %d, want %d", oe.Status.HolderPID, holder.pid())
+			if want := holder.pid(); lockHolderKnown && oe.Status.HolderPID != want || !lockHolderKnown && oe.Status.HolderPID != 0 {
+				t.Fatalf("lock holder %d, want %d (0 where the OS does not name it)", oe.Status.HolderPID, want)
 			}
 			if !oe.Status.Held || len(oe.Status.Diagnoses) == 0 && tc.name != "missing" {
 				t.Fatalf("status %+v: want held with a diagnosis", oe.Status)
@@ -171,7 +166,7 @@ func TestCrashWithChildrenStandbyOwns(t *testing.T) {
 	kids := owner.expect("children", long)[1:]
 	for _, k := range kids {
 		pid, _ := strconv.Atoi(k)
-		t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+		t.Cleanup(func() { _ = kill(pid) })
 	}
 	standby := startHelper(t, "contender", dir)
 	standby.send("wait")
@@ -187,29 +182,17 @@ func TestCrashWithChildrenStandbyOwns(t *testing.T) {
 	if d := ownedAt.Sub(killedAt); d > time.Second {
 		t.Fatalf("standby owned %s after the SIGKILL, want within 1 s", d)
 	}
-	guard, err := os.Stat(filepath.Join(dir, lockName))
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, k := range kids {
 		pid, _ := strconv.Atoi(k)
 		if !pidExists(pid) {
-			t.Fatalf("child %d is not running; the check below would prove nothing", pid)
-		}
-		fds, err := os.ReadDir("/proc/" + k + "/fd")
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, fd := range fds {
-			if fi, err := os.Stat("/proc/" + k + "/fd/" + fd.Name()); err == nil && os.SameFile(fi, guard) {
-				t.Fatalf("child %d holds owner.lock as fd %s", pid, fd.Name())
-			}
+			t.Fatalf("child %d is not running; the checks below would prove nothing", pid)
 		}
 	}
 	st, err := Inspect(dir)
-	if err != nil || !st.Held || st.HolderPID != standby.pid() {
+	if err != nil || !heldBy(st, standby.pid()) {
 		t.Fatalf("Inspect after crash: %+v %v, want held by %d", st, err, standby.pid())
 	}
+	assertNoGuardHandle(t, dir, standby, kids)
 }
 
 // A second ownership attempt inside one process is refused with its own error.
@@ -256,45 +239,6 @@ func TestEpochNeverReused(t *testing.T) {
 	}
 }
 
-// Deleting owner.lock behind the owner's back: it stops admitting within one heartbeat, reports
-// guard-replaced, and can contend again for the new guard.
-func TestGuardUnlinked(t *testing.T) {
-	dir := testDir(t)
-	interval := 200 * time.Millisecond
-	h, err := Acquire(context.Background(), Options{Dir: dir, HeartbeatInterval: interval})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !h.Admitting() {
-		t.Fatal("fresh owner not admitting")
-	}
-	removed := time.Now()
-	if err := os.Remove(filepath.Join(dir, lockName)); err != nil {
-		t.Fatal(err)
-	}
-	receive(t, h.Lost(), "the owner to notice the deleted guard")
-	if d := time.Since(removed); d > interval+time.Second {
-		t.Logf("noticed after %s (interval %s) on a loaded machine", d, interval)
-	}
-	if h.Admitting() || !errors.Is(h.Err(), ErrGuardReplaced) {
-		t.Fatalf("after guard deletion: admitting=%v err=%v", h.Admitting(), h.Err())
-	}
-	if _, err := h.BeginRun("r", time.Now()); !errors.Is(err, ErrNotAdmitting) {
-		t.Fatalf("BeginRun after guard deletion: %v", err)
-	}
-	var kinds []EventKind
-	for ev := range h.Events() {
-		kinds = append(kinds, ev.Kind)
-	}
-	if len(kinds) == 0 || kinds[len(kinds)-1] != EventGuardReplaced {
-		t.Fatalf("events %v, want guard-replaced", kinds)
-	}
-	h2 := acquireT(t, Options{Dir: dir})
-	if h2.Epoch() <= h.Epoch() {
-		t.Fatalf("re-acquired epoch %d, old %d", h2.Epoch(), h.Epoch())
-	}
-}
-
 // Release never lets go while a run is in flight.
 func TestReleaseWaitsForInFlight(t *testing.T) {
 	dir := testDir(t)
@@ -312,7 +256,7 @@ func TestReleaseWaitsForInFlight(t *testing.T) {
 		t.Fatalf("Release with a run in flight: %v", err)
 	}
 	st, _ := Inspect(dir)
-	if !st.Held || st.HolderPID != os.Getpid() {
+	if !heldBy(st, os.Getpid()) {
 		t.Fatalf("guard let go with a run in flight: %+v", st)
 	}
 	if _, err := h.BeginRun("other", time.Now()); !errors.Is(err, ErrNotAdmitting) {
@@ -336,12 +280,11 @@ func TestFailedWriteKeepsOwnership(t *testing.T) {
 	h := acquireT(t, Options{Dir: dir, HeartbeatInterval: 50 * time.Millisecond})
 	eventually(t, long, "record written", func() bool { r, _ := readRecord(dir); return r != nil })
 	blocker := filepath.Join(dir, recordName)
-	if err := os.Remove(blocker); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(blocker, "x"), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	// The heartbeat may write owner.json again between the remove and the mkdir: repeat.
+	eventually(t, long, "owner.json replaced by a directory", func() bool {
+		_ = os.Remove(blocker)
+		return os.MkdirAll(filepath.Join(blocker, "x"), 0o700) == nil
+	})
 	select {
 	case ev := <-h.Events():
 		if ev.Kind != EventWriteFailed || ev.Err == nil || !strings.Contains(ev.Err.Error(), recordName) {
@@ -353,7 +296,8 @@ func TestFailedWriteKeepsOwnership(t *testing.T) {
 	if !h.Admitting() {
 		t.Fatal("a failed write stopped admission")
 	}
-	if st, _ := Inspect(dir); !st.Held || st.HolderPID != os.Getpid() {
+	// The record is unreadable now, so where the OS does not name the holder only Held is known.
+	if st, _ := Inspect(dir); !st.Held || lockHolderKnown && st.HolderPID != os.Getpid() {
 		t.Fatalf("guard lost after a failed write: %+v", st)
 	}
 	if err := os.RemoveAll(blocker); err != nil {

@@ -92,7 +92,7 @@ func readJSON(dir, name string, v any) error {
 // file) when it is not a regular file, is too large, empty or not valid JSON.
 func readJSONFile(dir, name string, v any) (fs.FileInfo, error) {
 	path := filepath.Join(dir, name)
-	data, fi, err := atomicfile.Read(path, maxStateFile)
+	data, fi, err := readStateBytes(path)
 	switch {
 	case errors.Is(err, atomicfile.ErrNotRegular), errors.Is(err, atomicfile.ErrTooLarge):
 		return nil, fmt.Errorf("%v, so it is %w", err, errGarbage)

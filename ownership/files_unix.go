@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+
+	"github.com/routinely/routinely/internal/atomicfile"
 )
 
 // syncDir fsyncs a directory so a rename inside it survives a crash (rename(2), fsync(2)).
@@ -28,4 +30,10 @@ func removeFile(path string) error {
 		return err
 	}
 	return nil
+}
+
+// readStateBytes reads a state file as atomicfile.Read does, bounded by maxStateFile: on Unix a
+// rename over it never disturbs a reader.
+func readStateBytes(path string) ([]byte, fs.FileInfo, error) {
+	return atomicfile.Read(path, maxStateFile)
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/routinely/routinely/internal/atomicfile"
 )
 
 // syncDir is a no-op on Windows: directories cannot be opened for FlushFileBuffers, and NTFS
@@ -34,6 +36,20 @@ func removeFile(path string) error {
 		return nil
 	}
 	return err
+}
+
+// readStateBytes reads a state file as atomicfile.Read does, bounded by maxStateFile, retrying
+// as replaceFile does while the file is in use. The owner renames a new owner.json over the old
+// one every heartbeat; while MoveFileEx replaces it, it holds the old file open for deletion, and
+// an open without FILE_SHARE_DELETE (os.Open's) fails with ERROR_SHARING_VIOLATION. Without the
+// retry an observer would now and then see no owner record at all, and call a live owner
+// unknown.
+func readStateBytes(path string) (data []byte, fi fs.FileInfo, err error) {
+	err = retryWhileInUse(func() error {
+		data, fi, err = atomicfile.Read(path, maxStateFile)
+		return err
+	})
+	return data, fi, err
 }
 
 // retryWhileInUse runs op until it succeeds, fails for another reason than a sharing violation,

@@ -1,4 +1,4 @@
-//go:build linux
+//go:build linux || windows
 
 package ownership
 
@@ -74,10 +74,15 @@ func runHelper(mode string) int {
 		return helperContender()
 	case "takeover":
 		return helperTakeover()
-	case "probe":
-		return helperProbe()
 	case "bareflock":
 		return helperBareFlock()
+	case "sleep":
+		// An unrelated live process (or, started by an owner, a child outliving it).
+		time.Sleep(time.Minute)
+		return 0
+	}
+	if run, ok := osHelperModes[mode]; ok {
+		return run()
 	}
 	fmt.Fprintln(os.Stderr, "unknown helper mode", mode)
 	return 2
@@ -161,17 +166,12 @@ func helperContender() int {
 		case "decide":
 			say("decided %v", cur.Decide(f[1], f[2] == "approve"))
 		case "spawn":
-			bg, err := exec.Command("sh", "-c", "sleep 60 >/dev/null 2>&1 & echo $!").Output()
+			kids, err := spawnChildren()
 			if err != nil {
 				say("error %v", err)
 				continue
 			}
-			fg := exec.Command("sleep", "60")
-			if err := fg.Start(); err != nil {
-				say("error %v", err)
-				continue
-			}
-			say("children %s %d", strings.TrimSpace(string(bg)), fg.Process.Pid)
+			say("children %s", strings.Join(kids, " "))
 		}
 	}
 	mu.Lock()
@@ -198,17 +198,6 @@ func helperTakeover() int {
 	say("owned %d %d %d %s", h.Epoch(), os.Getpid(), time.Now().UnixNano(), h.Token())
 	_, _ = io.Copy(io.Discard, os.Stdin)
 	_ = h.Release(context.Background())
-	return 0
-}
-
-// helperProbe reports what this process (possibly unprivileged) sees of another process.
-func helperProbe() int {
-	f := strings.Fields(os.Getenv(envArgs))
-	pid, _ := strconv.Atoi(f[0])
-	ms, _ := strconv.ParseInt(f[1], 10, 64)
-	ticks, _ := strconv.ParseUint(f[2], 10, 64)
-	err := syscall.Kill(pid, 0)
-	say("probe uid=%d alive=%v kill0=%v", os.Getuid(), sameProcess(procIdentity{PID: pid, StartMS: ms, StartTicks: ticks}), err)
 	return 0
 }
 
@@ -261,7 +250,9 @@ func startHelper(tb testing.TB, mode, dir string, env ...string) *proc {
 	return startHelperAs(tb, "", nil, mode, dir, env...)
 }
 
-func startHelperAs(tb testing.TB, bin string, cred *syscall.Credential, mode, dir string, env ...string) *proc {
+// startHelperAs is startHelper with another binary (bin, or the test binary when "") and process
+// attributes (attr, may be nil: e.g. another user's credentials on Linux).
+func startHelperAs(tb testing.TB, bin string, attr *syscall.SysProcAttr, mode, dir string, env ...string) *proc {
 	tb.Helper()
 	if bin == "" {
 		bin = os.Args[0]
@@ -269,9 +260,7 @@ func startHelperAs(tb testing.TB, bin string, cred *syscall.Credential, mode, di
 	cmd := exec.Command(bin, "-test.run=^$")
 	cmd.Env = append(os.Environ(), envHelper+"="+mode, envDir+"="+dir)
 	cmd.Env = append(cmd.Env, env...)
-	if cred != nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-	}
+	cmd.SysProcAttr = attr
 	p := &proc{tb: tb, cmd: cmd, lines: make(chan string, 4096), stderr: &bytes.Buffer{}, exited: make(chan struct{})}
 	cmd.Stdout = &lineWriter{ch: p.lines}
 	cmd.Stderr = p.stderr
@@ -364,6 +353,19 @@ func parseOwned(tb testing.TB, f []string) (epoch uint64, pid int, at time.Time,
 	return epoch, pid, time.Unix(0, ns), f[4]
 }
 
+// exitedPID returns the pid of a process that has run and exited (a copy of the test binary
+// running no test): no live process has it, until the OS reuses it.
+func exitedPID(tb testing.TB) int {
+	tb.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), envHelper+"=none")
+	_ = cmd.Run() // "none" is no mode: it exits 2 at once
+	if cmd.ProcessState == nil {
+		tb.Fatal("could not run a short-lived process")
+	}
+	return cmd.ProcessState.Pid()
+}
+
 // testDir returns a fresh state directory prepared by StateDir.
 func testDir(tb testing.TB) string {
 	tb.Helper()
@@ -372,6 +374,25 @@ func testDir(tb testing.TB) string {
 		tb.Fatal(err)
 	}
 	return dir
+}
+
+// heldBy reports whether pid holds the guard as st reports it: by Status.HolderPID where the OS
+// names the holder (lockHolderKnown), else by a believable owner record naming pid.
+func heldBy(st Status, pid int) bool {
+	if lockHolderKnown {
+		return st.Held && st.HolderPID == pid
+	}
+	return st.Held && st.HolderPID == 0 && st.Alive && st.Record != nil && st.Record.PID == pid
+}
+
+// hasDiag reports whether st has a diagnosis of kind k.
+func hasDiag(st Status, k DiagnosisKind) bool {
+	for _, d := range st.Diagnoses {
+		if d.Kind == k {
+			return true
+		}
+	}
+	return false
 }
 
 // eventually polls cond every 10 ms until it holds or timeout passes.

@@ -16,15 +16,6 @@ import (
 	"time"
 )
 
-func hasDiag(st Status, k DiagnosisKind) bool {
-	for _, d := range st.Diagnoses {
-		if d.Kind == k {
-			return true
-		}
-	}
-	return false
-}
-
 // A SIGSTOPped owner (a sleeping laptop) keeps the routines: challengers are refused the whole
 // time, the observer says not-heartbeating, and after SIGCONT the owner carries on unharmed.
 func TestStoppedOwnerKeepsOwnership(t *testing.T) {
@@ -102,7 +93,7 @@ func TestUnprivilegedProbeSeesRootOwnerAlive(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := fmt.Sprintf("%s=%d %d %d", envArgs, me.PID, me.StartMS, me.StartTicks)
-	p := startHelperAs(t, bin, &syscall.Credential{Uid: 65534, Gid: 65534}, "probe", binDir, args)
+	p := startHelperAs(t, bin, &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}, "probe", binDir, args)
 	f := strings.Join(p.expect("probe", long), " ")
 	if !strings.Contains(f, "uid=65534") || !strings.Contains(f, "kill0="+syscall.EPERM.Error()) {
 		t.Fatalf("probe did not run unprivileged or did not get EPERM: %s", f)

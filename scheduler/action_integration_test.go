@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,11 +17,14 @@ import (
 // A run-now request goes through the real shell action: a real process that sees the
 // ROUTINELY_* environment, whose output and exit code land in the journal with trigger manual.
 func TestRunNowWithRealShellAction(t *testing.T) {
+	script := `"echo \"$ROUTINELY_ROUTINE $ROUTINELY_TRIGGER $ROUTINELY_EPOCH run=$ROUTINELY_RUN_ID\"; exit 3"`
+	if runtime.GOOS == "windows" { // the same through cmd /C
+		script = `'echo %ROUTINELY_ROUTINE% %ROUTINELY_TRIGGER% %ROUTINELY_EPOCH% run=%ROUTINELY_RUN_ID%& exit 3'`
+	}
 	h := newHarness(t, `[[routine]]
 name = "hello"
 cron = "0 0 1 1 *"
-shell = "echo \"$ROUTINELY_ROUTINE $ROUTINELY_TRIGGER $ROUTINELY_EPOCH run=$ROUTINELY_RUN_ID\"; exit 3"
-`, time.Now())
+shell = `+script+"\n", time.Now())
 	e, err := NewEngine(EngineOptions{ConfigPath: h.cfg, Journal: h.j, Gate: h.gate, Clock: h.clock,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), WakeClock: newFakeWallMono(time.Now())})
 	if err != nil {

@@ -1,3 +1,8 @@
+//go:build linux
+
+// The display check guards the desktop app's start on Linux only (desktop.go): X11 sockets are
+// no concern of macOS's or Windows' desktop.
+
 package cli
 
 import (
@@ -5,7 +10,6 @@ import (
 	"log/slog"
 	"net"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -44,9 +48,6 @@ func TestDisplayReachable(t *testing.T) {
 }
 
 func TestDesktopRefusesAnUnreachableDisplay(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the display check is Linux-only")
-	}
 	useSocketDir(t, t.TempDir())
 	called := false
 	fake := func(context.Context, paths.Paths, bool, string, *slog.Logger) error { called = true; return nil }

@@ -23,9 +23,9 @@ var (
 // reparse point in the last component (NoFollow); the type is then checked on the opened
 // descriptor (fstat), so nothing can be swapped in between a check and the use. Errors:
 // ErrNotRegular (wrapped, naming path and what it is) for anything else than a regular file;
-// otherwise the error of os.OpenFile (fs.ErrNotExist when it is missing) or of the fstat.
+// otherwise the error of the open (os.OpenFile; fs.ErrNotExist when it is missing) or of the fstat.
 func OpenRegular(path string, flag int, perm os.FileMode) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|NoFollow, perm)
+	f, err := openFile(path, flag|NoFollow, perm)
 	if err != nil {
 		// O_NOFOLLOW refuses a symlink with ELOOP (EMLINK on FreeBSD), and a socket cannot be
 		// opened at all (ENXIO): say what is there. This look decides nothing; the open did.

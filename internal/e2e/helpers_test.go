@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix || windows
 
 package e2e
 
@@ -76,6 +76,9 @@ func startCmd(t *testing.T, cmd *exec.Cmd, label string) *proc {
 	t.Helper()
 	p := &proc{t: t, cmd: cmd, stdout: &syncbuf.Buffer{}, stderr: &syncbuf.Buffer{}, done: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
+	if p.cmd.SysProcAttr == nil {
+		p.cmd.SysProcAttr = signalableAttr() // so that signal can reach it (Windows)
+	}
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", label, err)
 	}
@@ -103,8 +106,25 @@ func (p *proc) pid() int { return p.cmd.Process.Pid }
 // signal sends sig to the process.
 func (p *proc) signal(sig syscall.Signal) {
 	p.t.Helper()
-	if err := p.cmd.Process.Signal(sig); err != nil {
+	if err := sendSignal(p.cmd.Process, sig); err != nil {
 		p.t.Fatalf("signal %v to pid %d: %v", sig, p.pid(), err)
+	}
+}
+
+// stopWith asks p to stop with sig (SIGINT or SIGTERM): it drains, releases and must exit 0
+// within cmdTimeout, or the test fails. Where the OS cannot deliver the stop to a child
+// (gracefulStopUntestable says why), p is killed instead and only that is logged.
+func (p *proc) stopWith(sig syscall.Signal) {
+	p.t.Helper()
+	if why := gracefulStopUntestable(); why != "" {
+		p.t.Logf("%s: pid %d is killed instead, and its exit is not checked", why, p.pid())
+		_ = p.cmd.Process.Kill()
+		<-p.done
+		return
+	}
+	p.signal(sig)
+	if code := p.wait(cmdTimeout); code != 0 {
+		p.t.Fatalf("%v: exit %d, want 0; stderr:\n%s", sig, code, p.stderr.String())
 	}
 }
 

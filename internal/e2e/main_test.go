@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix || windows
 
 package e2e
 
@@ -7,12 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"go.uber.org/goleak"
 )
 
-// bin is the routinely binary under test, built once by TestMain. The test binary re-executed
+// bin is the routinely binary under test, built once by TestMain ($ROUTINELY_E2E_BIN if set). The test binary re-executed
 // with $ROUTINELY_E2E_HELPER set is a helper process instead (askowner_test.go).
 var bin string
 
@@ -20,12 +21,20 @@ func TestMain(m *testing.M) {
 	if os.Getenv(helperEnv) == "ask-owner" {
 		os.Exit(askOwnerMain())
 	}
+	if bin = os.Getenv("ROUTINELY_E2E_BIN"); bin != "" {
+		// A binary built elsewhere: `make test-windows` cross-builds routinely.exe and runs
+		// this suite under Wine, where no Go toolchain is at hand.
+		os.Exit(runTests(m))
+	}
 	dir, err := os.MkdirTemp("", "routinely-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		os.Exit(1)
 	}
 	bin = filepath.Join(dir, "routinely")
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
 	build := exec.Command("go", "build", "-tags", "nogui", "-o", bin, "github.com/routinely/routinely")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
@@ -33,6 +42,13 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
+	code := runTests(m)
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// runTests runs the tests and then checks that they leaked no goroutine; it returns the exit code.
+func runTests(m *testing.M) int {
 	code := m.Run()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
@@ -40,6 +56,5 @@ func TestMain(m *testing.M) {
 			code = 1
 		}
 	}
-	os.RemoveAll(dir)
-	os.Exit(code)
+	return code
 }

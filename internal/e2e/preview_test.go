@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix || windows
 
 package e2e
 
@@ -18,7 +18,7 @@ func TestPreviewListsTheOwnersSlots(t *testing.T) {
 [[routine]]
 name = "tick"
 every = "5s"
-shell = "true"
+shell = "exit 0" # sh and cmd alike
 `)
 	d := start(t, home, "daemon")
 	waitOwner(t, home, d.pid())
@@ -51,10 +51,7 @@ shell = "true"
 	waitRun(t, home, "tick", "the first previewed slot's run", func(r runOut) bool {
 		return r.Slot.Equal(p.Slots[0]) && r.Outcome == "success"
 	})
-	d.signal(syscall.SIGTERM)
-	if code := d.wait(cmdTimeout); code != 0 {
-		t.Fatalf("daemon: exit %d on SIGTERM", code)
-	}
+	d.stopWith(syscall.SIGTERM)
 }
 
 // previewOut is `preview --json`.

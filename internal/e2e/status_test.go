@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix || windows
 
 package e2e
 
@@ -26,7 +26,7 @@ func TestStatusReflectsEachState(t *testing.T) {
 	}
 
 	// A suspended owner (a sleeping laptop, a debugger) keeps the guard but stops heartbeating.
-	d.signal(syscall.SIGSTOP)
+	d.suspend()
 	deadline := time.Now().Add(ownDeadline)
 	for {
 		s = status(t, home)
@@ -34,7 +34,7 @@ func TestStatusReflectsEachState(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			d.signal(syscall.SIGCONT)
+			d.resume()
 			t.Fatalf("suspended owner still reported %+v", s)
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -46,13 +46,10 @@ func TestStatusReflectsEachState(t *testing.T) {
 		t.Errorf("a challenger got exit %d while the suspended owner holds the guard, want 75", code)
 	}
 
-	d.signal(syscall.SIGCONT)
+	d.resume()
 	waitStatus(t, home, "the resumed owner healthy again (exit 0)", func(s statusOut) bool { return s.ExitCode == 0 })
 
-	d.signal(syscall.SIGTERM)
-	if code := d.wait(cmdTimeout); code != 0 {
-		t.Fatalf("SIGTERM: exit %d, want 0", code)
-	}
+	d.stopWith(syscall.SIGTERM)
 	if s := status(t, home); s.ExitCode != 3 || s.Held {
 		t.Fatalf("after release: %+v, want no-owner/3", s)
 	}

@@ -171,24 +171,6 @@ func TestLoadConfigSyntaxErrorHasPosition(t *testing.T) {
 	}
 }
 
-func TestLoadConfigRefusesCommandsFromWritableFile(t *testing.T) {
-	p := writeConfig(t, goodConfig)
-	if err := os.Chmod(p, 0o666); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := LoadConfig(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cfg.Routine("morning-briefing") != nil || cfg.Routine("heartbeat") == nil {
-		t.Fatalf("run routine kept or ping dropped: %v", cfg.Routines)
-	}
-	if len(cfg.Problems) != 1 || !strings.Contains(cfg.Problems[0].Message, "world-writable") ||
-		!strings.Contains(cfg.Problems[0].Message, "others run commands") {
-		t.Fatalf("problems: %v", cfg.Problems)
-	}
-}
-
 func TestDescribeEvery(t *testing.T) {
 	for d, want := range map[time.Duration]string{
 		time.Minute: "every 1m", 30 * time.Second: "every 30s", 90 * time.Minute: "every 1h30m",

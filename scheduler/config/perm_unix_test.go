@@ -201,3 +201,22 @@ func TestLoadConfigRefusesWhatIsNotARoutinesFile(t *testing.T) {
 		}
 	}
 }
+
+// Windows vets no mode bits (perm_windows.go): refusing a world-writable routines.toml is Unix's.
+func TestLoadConfigRefusesCommandsFromWritableFile(t *testing.T) {
+	p := writeConfig(t, goodConfig)
+	if err := os.Chmod(p, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := LoadConfig(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Routine("morning-briefing") != nil || cfg.Routine("heartbeat") == nil {
+		t.Fatalf("run routine kept or ping dropped: %v", cfg.Routines)
+	}
+	if len(cfg.Problems) != 1 || !strings.Contains(cfg.Problems[0].Message, "world-writable") ||
+		!strings.Contains(cfg.Problems[0].Message, "others run commands") {
+		t.Fatalf("problems: %v", cfg.Problems)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,6 +67,12 @@ func TestNotAJournalIsRefusedAndKept(t *testing.T) {
 			}
 			if err := os.Symlink(target, path); err != nil {
 				t.Fatal(err)
+			}
+			if fi, err := os.Lstat(path); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+				// Wine 8.0's CreateSymbolicLinkW is a stub that reports success and creates
+				// nothing (Lstat: "File not found"). Windows makes the link or fails (without the
+				// symbolic-link privilege), and Unix makes it, so only Wine gets here.
+				t.Skipf("os.Symlink reported success but made no link (%v): Wine's stub", err)
 			}
 			data, err := os.ReadFile(target)
 			if err != nil {
