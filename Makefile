@@ -71,7 +71,7 @@ daemon: build-nogui $(EXAMPLE_FILES) ## start the headless daemon on the example
 	./$(BIN_NOGUI) dev-serve $(EXAMPLE_HOME)/site & trap 'kill $$! 2>/dev/null' EXIT; \
 	ROUTINELY_HOME=$(EXAMPLE_HOME) ./$(BIN_NOGUI) daemon
 
-test: ensure-test-deps lint test-unit test-gui ## the whole suite: vet, unit + multi-process tests with -race, desktop checks
+test: ensure-test-deps lint test-unit test-gui test-windows ## the whole suite: vet, unit + multi-process tests with -race, desktop checks, the Windows half under Wine
 	@echo "make test: all passed"
 
 test-unit: ## unit and multi-process tests with -race, then a 30 s chaos run
