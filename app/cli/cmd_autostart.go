@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 
 	"github.com/spf13/cobra"
 
@@ -26,7 +27,7 @@ func newAutostartCmd(e *env) *cobra.Command {
 		Long: "Install, remove or show the login item that starts this binary's desktop app in the background.\n" +
 			"Idempotent; enable rewrites the entry to follow this binary's current path. With --home (or " +
 			paths.EnvHome + ") the entry starts that profile.\nA binary built without the desktop app (-tags nogui) refuses enable: " +
-			"run the daemon at login with its systemd user unit instead.",
+			"run the daemon at login instead (its systemd user unit on Linux).",
 		ValidArgs: []string{"enable", "disable", "status"},
 		Args:      usageArgs(cobra.MatchAll(cobra.ExactArgs(1), cobra.OnlyValidArgs)),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -45,7 +46,7 @@ func newAutostartCmd(e *env) *cobra.Command {
 // profile's directory is unsafe).
 func runAutostart(_ context.Context, e *env, o autostartOptions) error {
 	if o.action == "enable" && !e.desktopBuilt {
-		fmt.Fprint(e.stderr, noDesktopAutostart)
+		fmt.Fprint(e.stderr, noDesktopAutostart(runtime.GOOS))
 		return withCode(ExitUsage, nil)
 	}
 	p, _, err := e.lookup()
@@ -100,12 +101,25 @@ func runAutostart(_ context.Context, e *env, o autostartOptions) error {
 	return nil
 }
 
-// noDesktopAutostart is what a nogui binary says to `autostart enable`.
-const noDesktopAutostart = `This routinely binary was built without the desktop app (-tags nogui), so a login item
-could not start anything useful: it would only explain that and exit. Nothing was changed.
-  - For the tray app at login, run 'autostart enable' with the desktop build ('make build'
-    builds build/routinely; release packages install it as routinely).
-  - To run your routines headless at login, install the daemon's systemd user unit:
+// noDesktopAutostart is what a nogui binary says to `autostart enable` on goos: the headless
+// alternative is the daemon's systemd user unit where there is systemd, else the system's own
+// way of starting a program at login.
+func noDesktopAutostart(goos string) string {
+	headless := `  - To run your routines headless at login, install the daemon's systemd user unit:
       cp packaging/systemd/routinely-daemon.service ~/.config/systemd/user/
       systemctl --user daemon-reload && systemctl --user enable --now routinely-daemon
 `
+	switch goos {
+	case "windows":
+		headless = "  - To run your routines headless at login, have Task Scheduler start 'routinely daemon --wait'\n" +
+			"    at log on (Create Task → Triggers: At log on).\n"
+	case "darwin":
+		headless = "  - To run your routines headless at login, start 'routinely daemon --wait' from a LaunchAgent\n" +
+			"    of your own (~/Library/LaunchAgents; see launchd.plist(5)).\n"
+	}
+	return `This routinely binary was built without the desktop app (-tags nogui), so a login item
+could not start anything useful: it would only explain that and exit. Nothing was changed.
+  - For the tray app at login, run 'autostart enable' with the desktop build ('make build'
+    builds build/routinely; release packages install it as routinely).
+` + headless
+}

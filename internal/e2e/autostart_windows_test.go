@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"errors"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -13,17 +14,27 @@ import (
 // The login item on Windows is the value Routinely under this key of HKEY_CURRENT_USER.
 const runKey = `Software\Microsoft\Windows\CurrentVersion\Run`
 
-// `autostart enable` writes the Run value that Windows' own reg.exe shows, starting this binary
-// with --background; `status` reports it enabled and pointing here; `disable` removes it, and
-// reg.exe no longer finds it. The user's own value, if any, is put back afterwards.
+// The desktop build's `autostart enable` writes the Run value that Windows' own reg.exe shows,
+// starting that binary with --background; `status` reports it enabled and pointing here;
+// `disable` removes it, and reg.exe no longer finds it. The user's own value, if any, is put back
+// afterwards. The desktop build is $ROUTINELY_E2E_DESKTOP_BIN (cgo: `make windows`, or
+// test-windows.sh builds it); the nogui build refuses to write a login item.
 func TestAutostartWritesTheRunKeyThatRegShows(t *testing.T) {
+	desktop := os.Getenv("ROUTINELY_E2E_DESKTOP_BIN")
+	if desktop == "" {
+		t.Fatal("set ROUTINELY_E2E_DESKTOP_BIN to a desktop build of routinely.exe (make windows); make test-windows does")
+	}
 	keepRunValue(t)
 	home := newHome(t, hourly)
+	run := func(t *testing.T, home string, args ...string) (string, string, int) {
+		t.Helper()
+		return runBin(t, desktop, home, args...)
+	}
 	stdout, stderr, code := run(t, home, "autostart", "enable")
 	if code != 0 {
 		t.Fatalf("autostart enable: exit %d\n%s%s", code, stdout, stderr)
 	}
-	want := `"` + bin + `" --background`
+	want := `"` + desktop + `" --background`
 	if out, err := regQuery(t); err != nil || !strings.Contains(out, "REG_SZ") || !strings.Contains(out, want) {
 		t.Fatalf("reg query after enable (%v):\n%s\nwant a REG_SZ %s", err, out, want)
 	}

@@ -177,9 +177,15 @@ func (p *proc) waitOutput(out *syncbuf.Buffer, name, substr string, d time.Durat
 // run runs routinely --home home args... to completion and returns stdout, stderr, exit code.
 func run(t *testing.T, home string, args ...string) (string, string, int) {
 	t.Helper()
+	return runBin(t, bin, home, args...)
+}
+
+// runBin is run with another routinely binary, binary.
+func runBin(t *testing.T, binary, home string, args ...string) (string, string, int) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), cmdTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, append([]string{"--home", home}, args...)...)
+	cmd := exec.CommandContext(ctx, binary, append([]string{"--home", home}, args...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.Env = testEnv()

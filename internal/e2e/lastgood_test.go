@@ -59,10 +59,7 @@ func TestBrokenConfigShowsTheLastGoodSet(t *testing.T) {
 		t.Errorf("status lacks the error, the last good note or the routines:\n%s", stdout)
 	}
 
-	d.signal(syscall.SIGTERM)
-	if code := d.wait(20 * time.Second); code != 0 {
-		t.Fatalf("SIGTERM: exit %d", code)
-	}
+	d.stopWith(syscall.SIGTERM)
 	stdout, _, code = run(t, home, "routines")
 	if code != 78 || !strings.Contains(stdout, "which an owner runs once it starts") || !strings.Contains(stdout, "weekly") {
 		t.Errorf("routines with no owner: exit %d\n%s", code, stdout)

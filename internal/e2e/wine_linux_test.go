@@ -21,12 +21,23 @@ import (
 	"time"
 )
 
-// wineCmd is `wine routinely.exe --home (home as Windows sees it) args...`.
+// desktopExeVar names the desktop build of routinely.exe (cgo, mingw), which test-windows.sh
+// builds for the login-item tests.
+const desktopExeVar = "ROUTINELY_E2E_WINE_DESKTOP_EXE"
+
+// wineCmd is `wine routinely.exe --home (home as Windows sees it) args...`, with the nogui
+// routinely.exe ($ROUTINELY_E2E_WINE_EXE).
 func wineCmd(t *testing.T, ctx context.Context, home string, args ...string) *exec.Cmd {
 	t.Helper()
-	wine, exe := os.Getenv("WINE"), os.Getenv("ROUTINELY_E2E_WINE_EXE")
+	return wineCmdOf(t, ctx, "ROUTINELY_E2E_WINE_EXE", home, args...)
+}
+
+// wineCmdOf is wineCmd with the routinely.exe named by the environment variable exeVar.
+func wineCmdOf(t *testing.T, ctx context.Context, exeVar, home string, args ...string) *exec.Cmd {
+	t.Helper()
+	wine, exe := os.Getenv("WINE"), os.Getenv(exeVar)
 	if wine == "" || exe == "" {
-		t.Fatal("WINE and ROUTINELY_E2E_WINE_EXE must be set: run these tests through make test-windows")
+		t.Fatalf("WINE and %s must be set: run these tests through make test-windows", exeVar)
 	}
 	// Wine's default prefix maps drive Z: to the Unix root.
 	winHome := `Z:` + strings.ReplaceAll(home, "/", `\`)
@@ -38,12 +49,19 @@ func wineCmd(t *testing.T, ctx context.Context, home string, args ...string) *ex
 	return cmd
 }
 
-// wineRun runs routinely.exe to completion and returns its stdout, stderr and exit code.
+// wineRun runs the nogui routinely.exe to completion and returns its stdout, stderr and exit
+// code.
 func wineRun(t *testing.T, home string, args ...string) (string, string, int) {
+	t.Helper()
+	return wineRunOf(t, "ROUTINELY_E2E_WINE_EXE", home, args...)
+}
+
+// wineRunOf is wineRun with the routinely.exe named by the environment variable exeVar.
+func wineRunOf(t *testing.T, exeVar, home string, args ...string) (string, string, int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), cmdTimeout)
 	defer cancel()
-	cmd := wineCmd(t, ctx, home, args...)
+	cmd := wineCmdOf(t, ctx, exeVar, home, args...)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -106,11 +124,12 @@ func TestWineSIGKILLedOwnerStandbyOwns(t *testing.T) {
 	t.Logf("the standby (pid %d) owned %s after the SIGKILL of the owner (pid %d), epoch %d → %d", r2.PID, took.Round(time.Millisecond), r1.PID, r1.Epoch, r2.Epoch)
 }
 
-// Under Wine: `autostart enable` writes the Run value that `wine reg query` shows; `disable`
-// removes it. The prefix is the test run's own, so no one's login item is touched.
+// Under Wine: the desktop build's `autostart enable` writes the Run value that `wine reg query`
+// shows; `disable` removes it (the nogui build refuses to write a login item it could not start).
+// The prefix is the test run's own, so no one's login item is touched.
 func TestWineAutostartRunKey(t *testing.T) {
 	home := newHome(t, hourly)
-	if out, errOut, code := wineRun(t, home, "autostart", "enable"); code != 0 {
+	if out, errOut, code := wineRunOf(t, desktopExeVar, home, "autostart", "enable"); code != 0 {
 		t.Fatalf("autostart enable: exit %d\n%s%s", code, out, errOut)
 	}
 	query := func() (string, error) {
@@ -118,10 +137,10 @@ func TestWineAutostartRunKey(t *testing.T) {
 		return string(out), err
 	}
 	out, err := query()
-	if err != nil || !strings.Contains(out, "REG_SZ") || !strings.Contains(out, filepath.Base(os.Getenv("ROUTINELY_E2E_WINE_EXE"))+`" --background`) {
+	if err != nil || !strings.Contains(out, "REG_SZ") || !strings.Contains(out, filepath.Base(os.Getenv(desktopExeVar))+`" --background`) {
 		t.Fatalf("wine reg query after enable (%v):\n%s", err, out)
 	}
-	if out, errOut, code := wineRun(t, home, "autostart", "disable"); code != 0 {
+	if out, errOut, code := wineRunOf(t, desktopExeVar, home, "autostart", "disable"); code != 0 {
 		t.Fatalf("autostart disable: exit %d\n%s%s", code, out, errOut)
 	}
 	out, err = query()
