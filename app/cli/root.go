@@ -26,6 +26,10 @@ var Version = "dev"
 // second one exits at once (signals.go).
 func Execute(args []string, desktop DesktopFunc) int {
 	setProgName(os.Args[0])
+	// On Windows cobra refuses to run a process that explorer.exe started: it prints "This is a
+	// command line tool", waits 5 s and exits 1. Yet explorer.exe is what starts the desktop app
+	// there (a double-click, the Start menu, the login item in the Run key), so that check is off.
+	cobra.MousetrapHelpText = ""
 	ctx, stop := notifySignals(os.Stderr)
 	defer stop()
 	return execute(ctx, newEnv(os.Stdout, os.Stderr), args, desktop)

@@ -86,7 +86,9 @@ func Run(ctx context.Context, p paths.Paths, background bool, version string, lo
 		pub.window = pres.Apply
 	}
 
-	tr := newTrayHost(a, acts.win, acts.ShowWindow) // a left click shows the window
+	// A left click shows the window; the end of the desktop session (Windows logout, which
+	// waits for the tray's answer) quits and drains.
+	tr := newTrayHost(a, acts.win, acts.ShowWindow, func() { acts.Quit(); <-sessDone })
 	defer tr.Stop()
 	trayPres := ui.NewTrayPresenter(tr, acts, alerts, func(err error) {
 		logger.Warn("tray action failed", "err", err)

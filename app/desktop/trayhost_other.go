@@ -1,4 +1,4 @@
-//go:build !(linux || freebsd || openbsd || netbsd) && !nogui
+//go:build !(linux || freebsd || openbsd || netbsd || windows) && !nogui
 
 package desktop
 
@@ -9,9 +9,8 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 )
 
-// trayNeedsUILoop is true on macOS and Windows: their tray items live on the UI thread's event
-// loop (NSApp, the Win32 message loop), so Fyne's loop starts at once and every tray update runs
-// on it.
+// trayNeedsUILoop is true on macOS: the tray item lives on the main thread's event loop (NSApp),
+// which Fyne's loop runs, so that loop starts at once and every tray update runs on it.
 const trayNeedsUILoop = true
 
 // windowInChild is false here: Fyne's loop runs in this process for the tray anyway, so the
@@ -21,9 +20,9 @@ const windowInChild = false
 // windowCommand is not used where windowInChild is false.
 func windowCommand() *exec.Cmd { return nil }
 
-// fyneTray is Fyne's own tray, kept on macOS and Windows: the loop runs from the start there
-// anyway, and Fyne's hidden monitor window is what carries the system's quit request (logout,
-// Dock Quit) to the app. Call its methods on the UI goroutine.
+// fyneTray is Fyne's own tray, kept on macOS: the loop runs from the start there anyway, and
+// Fyne's hidden monitor window is what carries the system's quit request (logout, Dock Quit) to
+// the app. Call its methods on the UI goroutine.
 type fyneTray struct {
 	app  desktop.App
 	win  fyne.Window
@@ -31,8 +30,9 @@ type fyneTray struct {
 }
 
 // newTrayHost wraps Fyne's tray; a left click on the icon shows win (Fyne's own handler, so
-// onTapped is not needed).
-func newTrayHost(a fyne.App, win fyne.Window, _ func()) trayHost {
+// onTapped is not needed), and the system's quit request ends Fyne's loop (so onSessionEnd is
+// not needed either: Run drains once the loop has returned).
+func newTrayHost(a fyne.App, win fyne.Window, _, _ func()) trayHost {
 	d, _ := a.(desktop.App) // Fyne's desktop driver always is one
 	return &fyneTray{app: d, win: win}
 }

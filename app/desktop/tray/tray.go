@@ -1,20 +1,19 @@
-//go:build (linux || freebsd || openbsd || netbsd) && !nogui
+//go:build (linux || freebsd || openbsd || netbsd || windows) && !nogui
 
-// Package tray shows the app's StatusNotifierItem and its menu on Linux/BSD through fyne.io/systray,
-// without Fyne's driver, so no GL window exists before the app's window is first shown. It decides
+// Package tray shows the app's tray item and its menu through fyne.io/systray (a StatusNotifierItem
+// on Linux/BSD, a notification-area icon on Windows), without Fyne's driver, so no GL window and
+// no UI loop exist in the app (its window lives in a window process). It decides
 // how a new menu reaches D-Bus: the existing items updated in place, or rebuilt when
 // traymenu.Compare finds the menu reshaped.
 package tray
 
 import (
-	"errors"
 	"log/slog"
 	"sync"
 	"sync/atomic"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/systray"
-	"github.com/godbus/dbus/v5"
 
 	"github.com/routinely/routinely/app/desktop/traymenu"
 )
@@ -29,17 +28,17 @@ var created atomic.Bool
 
 // Tray is the process's one system tray item (fyne.io/systray is a process-wide singleton).
 type Tray struct {
-	start, end func() // from systray.RunWithExternalLoop
+	start, end func() // from register: systray's start and end
 
 	// mu serialises Start, Stop, SetIcon and Show: systray's menu calls are not safe to
 	// interleave (its Linux code reads and grows the layout tree in separate steps).
 	mu      sync.Mutex
 	started bool
 	stopped bool
-	// conn is the shared session-bus connection systray exports the item on (see canStart). The
-	// bus can end under the app at any time (logout, the session's dbus-daemon exiting while
-	// the app drains); from then on the item is gone and live reports false.
-	conn      *dbus.Conn
+	// conn is what systray shows the item on (see link and canStart in tray_*.go): on Linux/BSD
+	// the session-bus connection, which can end under the app at any time; from then on the
+	// item is gone and live reports false.
+	conn      link
 	gone      bool            // the loss of conn was logged
 	icon      fyne.Resource   // last SetIcon, applied by Start if set earlier
 	pending   []traymenu.Item // last Show before Start, built by Start
@@ -61,13 +60,15 @@ type node struct {
 	children []*node
 }
 
-// New registers the tray with fyne.io/systray (systray.RunWithExternalLoop) and returns it;
-// onTapped (may be nil) runs on a left click of the icon, on the tray's action goroutine like menu
-// actions. It shows nothing until Start. Call it once per process: a second call panics.
+// New registers the tray with fyne.io/systray and returns it; onTapped (may be nil) runs on a left
+// click of the icon, on the tray's action goroutine like menu actions. onSessionEnd (may be nil)
+// runs when the system ends the session (Windows: WM_ENDSESSION at logout) on the tray's event
+// loop, which the system waits for: it should quit and drain before it returns. It shows
+// nothing until Start. Call it once per process: a second call panics.
 //
 // title names the item for the desktop (the StatusNotifierItem Id and Title; some hosts misbehave
 // without one, as Fyne notes).
-func New(title string, onTapped func()) *Tray {
+func New(title string, onTapped, onSessionEnd func()) *Tray {
 	if !created.CompareAndSwap(false, true) {
 		panic("tray.New called twice: fyne.io/systray supports one tray per process")
 	}
@@ -82,15 +83,16 @@ func New(title string, onTapped func()) *Tray {
 		systray.SetOnTapped(func() { t.dispatch(onTapped) })
 	}
 	systray.SetTitle(title)
-	t.start, t.end = systray.RunWithExternalLoop(nil, nil)
+	t.start, t.end = register(onSessionEnd)
 	return t
 }
 
 // Start begins showing the item (systray's start function), then applies the icon and menu given
 // earlier. Any goroutine may call it: the item lives on the session D-Bus, served by systray's
-// own goroutines, so no UI loop is needed. Idempotent; a no-op after Stop. Without a session bus
-// it logs, shows nothing and stays unstarted (a later call retries), because systray's end
-// function would crash on the connection it never made.
+// own goroutines (on Windows on systray's window, whose message loop runs on a thread of its own;
+// Start waits up to readyWait for it), so no UI loop is needed. Idempotent; a no-op after Stop.
+// Without a session bus (Linux/BSD) it logs, shows nothing and stays unstarted (a later call
+// retries), because systray's end function would crash on the connection it never made.
 func (t *Tray) Start() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -147,8 +149,8 @@ func (t *Tray) SetIcon(r fyne.Resource) {
 	}
 }
 
-// live reports whether systray may be called now: started, not stopped, and its bus connection
-// open. Every systray call that reaches D-Bus is made under t.mu after live returned true (the
+// live reports whether systray may be called now: started, not stopped, and its link open (on
+// Linux/BSD the session-bus connection; on Windows always). Every systray call that reaches D-Bus is made under t.mu after live returned true (the
 // one rule that keeps the tray from being updated after it ended). Call with t.mu held.
 func (t *Tray) live() bool {
 	if !t.started || t.stopped {
@@ -157,23 +159,28 @@ func (t *Tray) live() bool {
 	if !t.conn.Connected() {
 		if !t.gone {
 			t.gone = true
-			slog.Warn("tray: the session bus connection closed; the tray item is gone")
+			slog.Warn("tray: the connection the tray item lives on closed; the tray item is gone")
 		}
 		return false
 	}
 	return true
 }
 
-// applyIcon calls systray.SetIcon, which panics (godbus prop.SetMust) when emitting its
+// applyIcon calls systray.SetIcon with the icon in the form it takes here (iconData). On
+// Linux/BSD systray.SetIcon panics (godbus prop.SetMust) when emitting its
 // PropertiesChanged signal fails. That happens when the bus connection closes between live's
 // check and the emit: no check can rule that out, because the bus may end at any instant. The
 // panic is recovered here, where systray's and godbus's locks have been released by their
 // defers, and the icon is simply not shown: the item is gone with the bus anyway. A panic that
 // is not such an error is not ours to hide and is re-raised. Call with t.mu held.
 func (t *Tray) applyIcon(r fyne.Resource) {
-	content := r.Content()
-	if len(content) == 0 {
+	if len(r.Content()) == 0 {
 		slog.Warn("tray: empty icon", "name", r.Name())
+		return
+	}
+	content, err := iconData(r.Content())
+	if err != nil {
+		slog.Warn("tray: could not show the icon", "name", r.Name(), "err", err)
 		return
 	}
 	defer func() {
@@ -182,7 +189,7 @@ func (t *Tray) applyIcon(r fyne.Resource) {
 			if !ok {
 				panic(p)
 			}
-			if !errors.Is(err, dbus.ErrClosed) {
+			if !linkClosed(err) {
 				slog.Warn("tray: could not show the icon", "err", err)
 			}
 			t.live() // logs the loss once if that is what happened
@@ -375,12 +382,4 @@ func (t *Tray) runActions() {
 			return
 		}
 	}
-}
-
-// canStart returns the connection systray will export the item on, or why it cannot: its
-// start function only logs a failed session-bus connection, and its end function then
-// dereferences the missing connection. systray uses the same shared dbus.SessionBus connection,
-// which this call opens and caches.
-func canStart() (*dbus.Conn, error) {
-	return dbus.SessionBus()
 }

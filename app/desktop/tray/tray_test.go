@@ -53,7 +53,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
-	tr = New(testTitle, func() { tapped <- struct{}{} })
+	tr = New(testTitle, func() { tapped <- struct{}{} }, nil)
 	removedItem = systray.AddMenuItem("removed", "")
 	removedItem.Remove()
 
@@ -87,7 +87,7 @@ func busLoss() int {
 		return 1
 	}
 	os.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
-	t := New(testTitle, nil)
+	t := New(testTitle, nil, nil)
 	t.Start()
 	icons := []fyne.Resource{pngIcon(1), pngIcon(2)}
 	menus := []*fyne.Menu{fyne.NewMenu("", fyne.NewMenuItem("a", nil)), fyne.NewMenu("", fyne.NewMenuItem("b", nil), fyne.NewMenuItem("c", nil))}

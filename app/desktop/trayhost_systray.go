@@ -1,4 +1,4 @@
-//go:build (linux || freebsd || openbsd || netbsd) && !nogui
+//go:build (linux || freebsd || openbsd || netbsd || windows) && !nogui
 
 package desktop
 
@@ -13,9 +13,9 @@ import (
 	"github.com/routinely/routinely/app/desktop/tray"
 )
 
-// trayNeedsUILoop is false here: the tray is a StatusNotifierItem on the session D-Bus, served by
-// fyne.io/systray's own goroutines, so Fyne's loop can wait until the window is wanted, and tray
-// updates need not go through it.
+// trayNeedsUILoop is false here: the tray is fyne.io/systray's (a StatusNotifierItem on the
+// session D-Bus, served by systray's goroutines; on Windows a notification-area icon with its own
+// message loop on a thread of its own), so the app needs no Fyne loop for it.
 const trayNeedsUILoop = false
 
 // windowInChild is true here: with the tray needing no UI loop, the window can live in a window
@@ -34,12 +34,15 @@ func windowCommand() *exec.Cmd {
 	cmd := exec.Command(exe)
 	cmd.Args = []string{os.Args[0]}
 	cmd.Env = append(os.Environ(), bridge.EnvWindowProcess+"=1")
-	cmd.Stderr = os.Stderr // its log goes where the app's goes
+	if os.Stderr != nil { // a Windows GUI-subsystem process may have none
+		cmd.Stderr = os.Stderr // its log goes where the app's goes
+	}
 	return cmd
 }
 
 // newTrayHost is our own tray (app/desktop/tray), not Fyne's: Fyne's opens a hidden OpenGL window
-// at start-up, which loads Mesa and needs Fyne's loop running. onTapped runs on a left click.
-func newTrayHost(_ fyne.App, _ fyne.Window, onTapped func()) trayHost {
-	return tray.New("Routinely", onTapped)
+// at start-up, which loads Mesa and needs Fyne's loop running. onTapped runs on a left click;
+// onSessionEnd when the system ends the session (Windows logout; it should quit and drain).
+func newTrayHost(_ fyne.App, _ fyne.Window, onTapped, onSessionEnd func()) trayHost {
+	return tray.New("Routinely", onTapped, onSessionEnd)
 }
