@@ -16,10 +16,12 @@ APT_PACKAGES_BUILD := gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev l
 APT_PACKAGES_TEST := xvfb xauth dbus dbus-x11 imagemagick xdotool \
 	haskell-status-notifier-item-utils dunst desktop-file-utils systemd tzdata
 APT_PACKAGES := $(APT_PACKAGES_BUILD) $(APT_PACKAGES_TEST)
-# `make windows` needs the mingw cross compiler; `make test-windows` needs it (for its Wine shim)
-# and Wine: `make deps-windows` installs both.
-APT_PACKAGES_WINDOWS := gcc-mingw-w64-x86-64-win32 wine64
-# What `make test-windows` runs as Windows binaries under Wine (the desktop app is only compiled).
+# `make windows` needs the mingw cross compiler; `make test-windows` needs it (for its Wine shim
+# and the desktop routinely.exe), Wine, and Xvfb with its tools for the tray check under Wine:
+# `make deps-windows` installs them.
+APT_PACKAGES_WINDOWS := gcc-mingw-w64-x86-64-win32 wine64 xvfb xauth xdotool imagemagick x11-utils
+# What `make test-windows` runs as Windows test binaries under Wine (it then checks the desktop
+# app's tray and window under Wine + Xvfb with app/desktop/testdata/wine-tray.sh).
 WINDOWS_TEST_PKGS := ./ownership/... ./scheduler/... ./app/autostart/... ./app/cli/... ./app/owning/... \
 	./app/paths/... ./internal/atomicfile/... ./internal/e2e/...
 

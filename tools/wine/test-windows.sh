@@ -90,9 +90,10 @@ export ROUTINELY_E2E_BIN
 # The desktop build (cgo, with the mingw cross compiler, as `make windows` builds it), for the
 # login-item tests: the nogui build refuses to write a login item it could not start.
 echo "test-windows: building the desktop routinely.exe (cgo; a few minutes on a cold build cache)"
+mkdir -p "$out/desktop"
 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc GOOS=windows GOARCH=amd64 "$GO" build -tags no_animations \
-  -ldflags '-H windowsgui' -o "$out/routinely-desktop.exe" github.com/routinely/routinely
-ROUTINELY_E2E_DESKTOP_BIN="$("$WINE" winepath -w "$out/routinely-desktop.exe" 2>/dev/null | tr -d '\r')"
+  -ldflags '-H windowsgui' -o "$out/desktop/routinely.exe" github.com/routinely/routinely
+ROUTINELY_E2E_DESKTOP_BIN="$("$WINE" winepath -w "$out/desktop/routinely.exe" 2>/dev/null | tr -d '\r')"
 export ROUTINELY_E2E_DESKTOP_BIN
 
 echo "test-windows: $("$WINE" --version), tests run as windows/amd64 binaries"
@@ -109,7 +110,14 @@ CGO_ENABLED=0 GOOS=windows GOARCH=amd64 timeout -k 30 1200 "$GO" test -exec "$ro
 # The same binary driven from the Linux side, as a person at a shell would: only from here can
 # the owner's Wine process be SIGKILLed (internal/e2e/wine_linux_test.go, built with -tags wine).
 if [ -z "${WINDOWS_TEST_FLAGS:-}" ] && [[ " $* " == *" ./internal/e2e/... "* || " $* " == *" ./internal/e2e "* ]]; then
-  ROUTINELY_E2E_WINE_EXE="$out/routinely.exe" ROUTINELY_E2E_WINE_DESKTOP_EXE="$out/routinely-desktop.exe" timeout -k 30 600 "$GO" test -tags wine -count=1 -v \
+  ROUTINELY_E2E_WINE_EXE="$out/routinely.exe" ROUTINELY_E2E_WINE_DESKTOP_EXE="$out/desktop/routinely.exe" timeout -k 30 600 "$GO" test -tags wine -count=1 -v \
     -timeout 5m -run '^TestWine' ./internal/e2e || rc=$?
+fi
+
+# The desktop app's tray and window process under Wine and Xvfb (its own virtual desktop): the
+# notification-area icon, its menu, open/close/reopen of the window, Quit.
+if [ -z "${WINDOWS_TEST_FLAGS:-}" ]; then
+  echo "test-windows: the desktop app under Wine + Xvfb (app/desktop/testdata/wine-tray.sh)"
+  OUT="$root/build/wine-tray" timeout -k 10 180 bash "$root/app/desktop/testdata/wine-tray.sh" "$out/desktop/routinely.exe" || rc=$?
 fi
 exit "$rc"
