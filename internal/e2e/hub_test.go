@@ -188,6 +188,11 @@ timeout = "5s"
 			t.Fatalf("daemon pid %d: exit %d on SIGTERM", p.pid(), code)
 		}
 	}
+	// The restarted hub served the devices to the end and stops cleanly.
+	h.signal(syscall.SIGTERM)
+	if code := h.wait(cmdTimeout); code != 0 {
+		t.Fatalf("restarted hub: exit %d on SIGTERM", code)
+	}
 
 	// What ran: each slot at most once.
 	data, err := os.ReadFile(out)
