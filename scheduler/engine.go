@@ -155,6 +155,16 @@ func (e *Engine) Start(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	// The watch comes before the read: an edit made while Start arms the routines (which can
+	// take a while with many of them) is then seen and applied, never lost until the next edit.
+	// An edit before the read is read; its event only re-applies the same file.
+	watch, watchErr := e.openConfigWatch()
+	watching := false
+	defer func() {
+		if watch != nil && !watching {
+			_ = watch.Close() // Start failed: nothing of it keeps running
+		}
+	}()
 	cfg, broken, lastGood, err := LoadOrLastGood(e.opts.ConfigPath, e.j)
 	if err != nil {
 		return fmt.Errorf("start: %w", err)
@@ -240,10 +250,11 @@ func (e *Engine) Start(ctx context.Context) error {
 		keep[r.Name] = r.KeepRuns
 	}
 	e.j.PruneAllLater(keep, startPruneExcess)
-	if w, err := e.openConfigWatch(); err != nil {
-		e.log.Warn("routines.toml changes will not apply until restart", "err", err)
+	if watchErr != nil {
+		e.log.Warn("routines.toml changes will not apply until restart", "err", watchErr)
 	} else {
-		e.background(func(stop <-chan struct{}) { e.watchConfig(w, stop) })
+		watching = true
+		e.background(func(stop <-chan struct{}) { e.watchConfig(watch, stop) })
 	}
 	e.background(e.watchWake)
 	e.background(e.pollRequests)

@@ -49,3 +49,22 @@ func TestConfigReload(t *testing.T) {
 		t.Fatalf("disabled state: %q", disabled)
 	}
 }
+
+// An edit made while Start is still arming the routines (here: right after arming, before the
+// start's catch-up pass) is applied: the watch is open before Start reads the file, so the edit
+// cannot fall between the read and the watch and wait for the next one.
+func TestConfigEditDuringStartIsApplied(t *testing.T) {
+	start := time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)
+	h := newHarness(t, "[[routine]]\nname = \"a\"\nevery = \"1m\"\nrun = [\"/bin/true\"]\n", start)
+	h.afterArm = func(*Engine) {
+		body := "[[routine]]\nname = \"a\"\nevery = \"1m\"\nrun = [\"/bin/true\"]\n[[routine\n"
+		if err := os.WriteFile(h.cfg, []byte(body), 0o600); err != nil {
+			t.Error(err)
+		}
+	}
+	h.start()
+	eventually(t, "the edit made during Start reported", func() bool {
+		p := h.e.Problems()
+		return len(p) == 1 && p[0].Line == 5
+	})
+}

@@ -15,7 +15,8 @@ import (
 const reloadDebounce = 150 * time.Millisecond
 
 // openConfigWatch watches routines.toml's directory (editors replace files by rename, which a
-// watch on the file itself would lose). It is set up before Start returns so no edit is missed.
+// watch on the file itself would lose). Start opens it before it reads the file, so no edit is
+// missed.
 func (e *Engine) openConfigWatch() (*fsnotify.Watcher, error) {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
