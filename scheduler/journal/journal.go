@@ -78,6 +78,11 @@ func OpenBusy(path string, busy time.Duration) (*Journal, error) {
 	if err := createPrivate(path); err != nil { // before SQLite creates it world-readable
 		return nil, fmt.Errorf("open journal %s: %w", path, err)
 	}
+	if version == 0 {
+		if err := initAutoVacuum(path); err != nil {
+			return nil, fmt.Errorf("open journal %s: auto-vacuum: %w", path, err)
+		}
+	}
 	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("open journal %s: %w", path, err)
@@ -93,21 +98,27 @@ func OpenBusy(path string, busy time.Duration) (*Journal, error) {
 			return nil, fmt.Errorf("open journal %s: %w", path, err)
 		}
 	}
-	if version == 0 {
-		// A new journal: incremental auto-vacuum lets retention give freed pages back to the
-		// file system (Prune). SQLite switches it on only through a VACUUM, instant while the
-		// journal is empty. Journals created before keep it off and reuse freed pages instead.
-		if _, err := db.Exec(`PRAGMA auto_vacuum = INCREMENTAL; VACUUM`); err != nil {
-			_ = db.Close()
-			return nil, fmt.Errorf("open journal %s: auto-vacuum: %w", path, err)
-		}
-	}
 	if err := db.QueryRow(`SELECT value FROM meta WHERE key = 'journal_id'`).Scan(&j.id); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("open journal %s: journal id: %w", path, err)
 	}
 	go j.writer()
 	return j, nil
+}
+
+// initAutoVacuum gives a journal that has no page yet incremental auto-vacuum, so that
+// retention gives freed pages back to the file system (Prune). SQLite takes the setting only
+// before the database's first page is written, which the WAL switch right after it does, on one
+// connection, with no reader to wait for; a journal created before keeps auto-vacuum off and reuses freed pages (turning it
+// on then would take a VACUUM, which waits for every reader). Errors: SQLite's, wrapped.
+func initAutoVacuum(path string) error {
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = db.Close() }()
+	_, err = db.Exec(`PRAGMA auto_vacuum = INCREMENTAL; PRAGMA journal_mode = WAL`)
+	return err
 }
 
 // OpenReadOnly opens an existing journal for observers (status, routines, history, the
