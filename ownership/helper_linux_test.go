@@ -62,3 +62,20 @@ func assertNoGuardHandle(tb testing.TB, dir string, _ *proc, kids []string) {
 		}
 	}
 }
+
+// suspend stops p as a sleeping machine would (SIGSTOP): it runs no code and keeps its
+// descriptors, and so the guard.
+func suspend(tb testing.TB, p *proc) {
+	tb.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		tb.Fatalf("SIGSTOP pid %d: %v", p.pid(), err)
+	}
+}
+
+// resume continues a suspended p (SIGCONT).
+func resume(tb testing.TB, p *proc) {
+	tb.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		tb.Fatalf("SIGCONT pid %d: %v", p.pid(), err)
+	}
+}

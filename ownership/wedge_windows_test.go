@@ -3,7 +3,6 @@ package ownership
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -13,56 +12,6 @@ import (
 // (NtSuspendProcess, as a sleeping machine or a debugger leaves it) runs no code but keeps its
 // handles, so it keeps the guard; TerminateProcess is the only way to end it, and it is what
 // kill-wedged uses (kill_windows.go).
-
-// A suspended owner keeps the routines: challengers are refused the whole time, the observer
-// says not-heartbeating, and once resumed the owner carries on unharmed.
-func TestSuspendedOwnerKeepsOwnership(t *testing.T) {
-	dir := testDir(t)
-	interval := 200 * time.Millisecond
-	owner := startHelper(t, "contender", dir, fmt.Sprintf("%s=%d", envInterval, interval.Milliseconds()))
-	owner.send("acquire")
-	epoch, _, _, token := parseOwned(t, owner.expect("owned", long))
-	obs := NewObserver(dir)
-	eventually(t, long, "healthy owner observed", func() bool {
-		st, err := obs.Observe()
-		return err == nil && st.Healthy() && st.Alive
-	})
-	suspend(t, owner)
-	suspended := time.Now()
-	var sawWedge bool
-	for time.Since(suspended) < 4*interval || !sawWedge {
-		if time.Since(suspended) > long {
-			t.Fatal("observer never reported not-heartbeating")
-		}
-		if _, err := Acquire(context.Background(), Options{Dir: dir}); !errors.Is(err, ErrOwned) {
-			t.Fatalf("challenger not refused while the owner is suspended: %v", err)
-		}
-		st, err := obs.Observe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if hasDiag(st, DiagNotHeartbeating) {
-			sawWedge = true
-			if !heldBy(st, owner.pid()) {
-				t.Fatalf("suspended owner: %+v", st)
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	resume(t, owner)
-	eventually(t, long, "owner heartbeats again", func() bool {
-		st, err := obs.Observe()
-		return err == nil && st.Healthy()
-	})
-	r, _ := readRecord(dir)
-	if r.Epoch != epoch || r.Token != token || r.PID != owner.pid() || r.State != StateOwning {
-		t.Fatalf("after resume: %+v", r)
-	}
-	owner.send("admitting")
-	if f := owner.expect("admitting", long); f[1] != "true" {
-		t.Fatalf("owner not admitting after resume: %q", f)
-	}
-}
 
 // Kill-wedged never touches an owner with a fresh heartbeat, and ends a wedged one, running or
 // suspended, with TerminateProcess: the challenger then owns with a higher epoch.
