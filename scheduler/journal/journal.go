@@ -79,7 +79,7 @@ func OpenBusy(path string, busy time.Duration) (*Journal, error) {
 		return nil, fmt.Errorf("open journal %s: %w", path, err)
 	}
 	if version == 0 {
-		if err := initAutoVacuum(path); err != nil {
+		if err := initAutoVacuum(path, busy); err != nil {
 			return nil, fmt.Errorf("open journal %s: auto-vacuum: %w", path, err)
 		}
 	}
@@ -110,9 +110,13 @@ func OpenBusy(path string, busy time.Duration) (*Journal, error) {
 // retention gives freed pages back to the file system (Prune). SQLite takes the setting only
 // before the database's first page is written, which the WAL switch right after it does, on one
 // connection, with no reader to wait for; a journal created before keeps auto-vacuum off and reuses freed pages (turning it
-// on then would take a VACUUM, which waits for every reader). Errors: SQLite's, wrapped.
-func initAutoVacuum(path string) error {
-	db, err := sql.Open("sqlite", "file:"+path)
+// on then would take a VACUUM, which waits for every reader). A reader may hold the empty file
+// at that instant (status, or the app's observer, checking whether a journal exists yet), so the
+// write waits up to busy for it like every other. Errors: SQLite's, wrapped.
+func initAutoVacuum(path string, busy time.Duration) error {
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return err
 	}

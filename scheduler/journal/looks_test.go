@@ -2,6 +2,7 @@ package journal
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -200,5 +201,45 @@ func TestPruneAllKeepsTheNewestOfEachRoutine(t *testing.T) {
 	}
 	if after := count(`PRAGMA page_count`); after > before*3/4 {
 		t.Fatalf("page count %d → %d", before, after)
+	}
+}
+
+// TestNewJournalWaitsForAReader checks that creating a journal waits, like every other write,
+// for a reader that holds the still-empty file (status, or the app's observer, may open it
+// at the instant the first owner creates it): without the busy timeout on the auto-vacuum step
+// the owner failed at once with SQLITE_BUSY and started "journal unavailable".
+func TestNewJournalWaitsForAReader(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.db")
+	if err := createPrivate(path); err != nil {
+		t.Fatal(err)
+	}
+	reader, err := openReadOnlyDB(path, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = reader.Close() }()
+	tx, err := reader.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := tx.QueryRow(`SELECT count(*) FROM sqlite_master`).Scan(&n); err != nil { // takes the shared lock
+		t.Fatal(err)
+	}
+	released := make(chan struct{})
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		_ = tx.Rollback()
+		close(released)
+	}()
+	j, err := OpenBusy(path, 5*time.Second)
+	<-released
+	if err != nil {
+		t.Fatalf("open while a reader held the empty file for 300 ms: %v", err)
+	}
+	defer func() { _ = j.Close() }()
+	var mode int
+	if err := j.db.QueryRow(`PRAGMA auto_vacuum`).Scan(&mode); err != nil || mode != 2 {
+		t.Fatalf("auto_vacuum = %d (%v), want 2 (incremental)", mode, err)
 	}
 }

@@ -154,6 +154,13 @@ wait_for 15 role_is desktop || fail "the app does not own the routines (status: 
 pass "the app owns (pid $APP)"
 wait_for 5 has_label "Owner: this app" || fail "tray status line: $(status_line)"
 pass "tray says: $(status_line)"
+# The owning look is read once nothing asks for attention: status exits 0 only for a healthy
+# owner, and the app's tray follows within its refresh (a journal still being created, say,
+# shows the warning look for a moment).
+healthy() { timeout 10 "$BIN" status >/dev/null 2>&1; }
+wait_for 15 healthy || fail "the owner is not healthy: $(timeout 10 "$BIN" status 2>&1 | head -c 400)"
+icon_settled() { local a; a=$(icon_sum); sleep 1.5; [ "$(icon_sum)" = "$a" ]; }
+wait_for 10 icon_settled || fail "the tray icon keeps changing while the app owns and is healthy"
 ICON_OWNING=$(icon_sum)
 # gl_loaded PID: the process has loaded Mesa's GLX driver (what an OpenGL window costs: ~60 MB
 # under Xvfb). The tray needs none, so a --background app must not load it before its window.
