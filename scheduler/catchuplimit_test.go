@@ -1,9 +1,12 @@
 package scheduler
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // The limiter admits at most max catch-ups at once and the waiting ones in slot order; a
@@ -109,4 +112,33 @@ func TestWaitingCatchUpHoldsLaterSlots(t *testing.T) {
 	waitRows(t, h3.j, "x", "06-01 08:01 schedule success", "06-01 08:02 schedule success",
 		"06-01 08:03 catch-up missed superseded by a later slot", "06-01 08:04 catch-up missed superseded by a later slot",
 		"06-01 08:05 catch-up missed superseded by a later slot", "06-01 08:06 catch-up success")
+}
+
+// A catch-up holds its routine's later slots from the instant it is dispatched, not from when its
+// goroutine first runs: under Wine that goroutine ran late enough for a slot due meanwhile to be
+// recorded skipped (overlap) ahead of the unclaimed catch-up. With one P the goroutine cannot
+// run before the second dispatch returns, so this test sees that window every time.
+func TestCatchUpHoldsSlotsFromDispatch(t *testing.T) {
+	start := time.Date(2026, 6, 1, 8, 0, 30, 0, time.UTC)
+	h := newHarness(t, "[[routine]]\nname = \"x\"\nevery = \"1m\"\nrun = [\"/bin/true\"]\n", start)
+	h.act.block = make(chan struct{})
+	h.act.started = make(chan string, 4)
+	e := h.start()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	e.dispatch("x", slotEvent{slot: start.Add(-20 * time.Second), trigger: journal.TriggerCatchUp})
+	e.dispatch("x", slotEvent{slot: start.Add(-10 * time.Second), trigger: journal.TriggerCatchUp})
+	e.mu.Lock()
+	run := e.routines["x"].running
+	claiming, held := run != nil && run.claiming, 0
+	if run != nil {
+		held = len(run.held)
+	}
+	e.mu.Unlock()
+	if !claiming || held != 1 {
+		t.Fatalf("after two dispatches: claiming %v, %d slot(s) held; want the first catch-up claiming and the second held (rows %q)",
+			claiming, held, slotRows(t, h.j, "x"))
+	}
+	h.act.waitStarted(t)
+	close(h.act.block)
+	h.stop()
 }

@@ -130,7 +130,10 @@ func (e *Engine) overlapLocked(a *armed, ev slotEvent) (skip *slotEvent) {
 func (e *Engine) startLocked(a *armed, ev slotEvent) {
 	r := a.r
 	ctx, cancel := context.WithCancelCause(e.runCtx)
-	run := &inflight{a: a, ev: ev, cancel: cancel}
+	// A catch-up is claiming from here, not from when its goroutine gets to run: it may wait
+	// for the catch-up limiter before its claim, and a slot due before the goroutine marked
+	// it would meet the overlap policy (seen under Wine, whose threads start late).
+	run := &inflight{a: a, ev: ev, cancel: cancel, claiming: ev.trigger == journal.TriggerCatchUp}
 	a.running = run
 	e.runs.Add(1)
 	go func() {

@@ -48,10 +48,9 @@ func (e *Engine) execute(ctx context.Context, r *config.Routine, run *inflight) 
 	if ev.trigger == journal.TriggerCatchUp {
 		// At most max_parallel_catch_up catch-ups at once, in slot order: after a wake every
 		// routine wants its catch-up at the same instant. Scheduled runs do not wait here.
-		// Slots of the routine due while it waits are held, as while a claim is written: a
-		// later slot recorded skipped (overlap) would hide this unclaimed one from the next
-		// owner's catch-up should this owner die before the claim.
-		e.setClaiming(run)
+		// Slots of the routine due while it waits are held (startLocked marked it claiming), as
+		// while a claim is written: a later slot recorded skipped (overlap) would hide this
+		// unclaimed one from the next owner's catch-up should this owner die before the claim.
 		release, ok := e.catchUps.acquire(ctx.Done(), r.Name, ev.slot)
 		if !ok {
 			e.keepHeld(run)
