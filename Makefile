@@ -3,6 +3,9 @@ SHELL := /bin/bash
 GO ?= go
 BIN := build/routinely
 BIN_NOGUI := build/routinely-nogui
+# The hub server is a program of its own, beside the others: `routinely hub` hands over to it, so
+# that no other routinely process links nats-server (cmd/routinely-hub).
+HUB_BIN := build/routinely-hub
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/routinely/routinely/app/cli.Version=$(VERSION)
 # The desktop build turns Fyne's animations off: a focused entry's blinking cursor alone costs a
@@ -25,7 +28,7 @@ APT_PACKAGES_WINDOWS := gcc-mingw-w64-x86-64-win32 wine64 xvfb xauth xdotool ima
 WINDOWS_TEST_PKGS := ./ownership/... ./scheduler/... ./app/autostart/... ./app/cli/... ./app/owning/... \
 	./app/paths/... ./internal/atomicfile/... ./internal/e2e/...
 
-.PHONY: help deps deps-windows ensure-build-deps ensure-test-deps ensure-windows-deps build build-nogui run daemon test test-unit test-gui test-windows bench footprint torture lint package windows clean
+.PHONY: help deps deps-windows ensure-build-deps ensure-test-deps ensure-windows-deps build build-nogui build-hub run daemon test test-unit test-gui test-windows bench footprint torture lint package windows clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -48,11 +51,14 @@ ensure-test-deps:
 ensure-windows-deps:
 	@bash tools/ensure-deps.sh $(APT_PACKAGES_WINDOWS)
 
-build: ensure-build-deps ## desktop + CLI binary (cgo, needs the GL/X11 headers)
+build: ensure-build-deps build-hub ## desktop + CLI binary (cgo, needs the GL/X11 headers), and routinely-hub
 	$(GO) build -tags '$(GUI_TAGS)' -ldflags '$(LDFLAGS)' -o $(BIN) .
 
-build-nogui: ## CLI-only binary, no cgo
+build-nogui: build-hub ## CLI-only binary, no cgo, and routinely-hub
 	CGO_ENABLED=0 $(GO) build -tags nogui -ldflags '$(LDFLAGS)' -o $(BIN_NOGUI) .
+
+build-hub: ## the hub server that `routinely hub` runs (no cgo)
+	CGO_ENABLED=0 $(GO) build -o $(HUB_BIN) ./cmd/routinely-hub
 
 # Copied once, then yours to edit: no prerequisite, so a newer examples/ never overwrites your edits.
 $(EXAMPLE_HOME)/routines.toml:
@@ -126,8 +132,9 @@ package: ## Linux release tar.xz via fyne package (binary, .desktop entry, icon)
 		{ echo "build/Routinely.tar.xz lacks the binary, .desktop entry or icon"; exit 1; }
 	@echo "built build/Routinely.tar.xz"
 
-windows: ## cross-build routinely.exe (needs `make deps-windows`)
+windows: ## cross-build routinely.exe and routinely-hub.exe (needs `make deps-windows`)
 	GOOS=windows CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc $(GO) build -tags '$(GUI_TAGS)' -ldflags '$(LDFLAGS) -H windowsgui' -o build/routinely.exe .
+	GOOS=windows CGO_ENABLED=0 $(GO) build -o build/routinely-hub.exe ./cmd/routinely-hub
 
 clean: ## remove build outputs
 	rm -rf build

@@ -1,3 +1,9 @@
+// The runtime re-reads the CPU affinity and cgroup CPU limit once a second to adjust GOMAXPROCS
+// (https://go.dev/doc/godebug#go-125); a background scheduler that mostly sleeps has no use for
+// it, and that wake-up was a good part of an idle daemon's CPU.
+//
+//go:debug updatemaxprocs=0
+
 // Command routinely runs a person's routines in the background, at most once per slot.
 // It only parses the command line and wires packages (docs/design.md#1-layout-and-dependency-direction).
 package main

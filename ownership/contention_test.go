@@ -73,7 +73,7 @@ func TestThreeContendersRace200Rounds(t *testing.T) {
 // Bad owner metadata never decides anything: with the guard held the challenger is refused, with
 // it free the challenger acquires, whatever owner.json says.
 func TestBadMetadata(t *testing.T) {
-	_, host := self()
+	host := selfHost()
 	me, _ := identify(os.Getpid())
 	deadPID := exitedPID(t)
 	unrelated := startHelper(t, "sleep", "")

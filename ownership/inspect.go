@@ -48,7 +48,7 @@ func look(dir string) (facts, error) {
 	st.Record = rec
 	if rec != nil {
 		st.HeartbeatAge = st.ObservedAt.Sub(rec.HeartbeatAt)
-		_, host := self()
+		host := selfHost()
 		st.Alive = rec.Host == host && sameProcess(recordIdentity(rec))
 		if req, err := readRequest(dir); err == nil && req != nil && req.TargetToken == rec.Token &&
 			st.ObservedAt.Before(req.ExpiresAt) {

@@ -134,7 +134,7 @@ func killWedged(ctx context.Context, obs *Observer, threshold time.Duration, pid
 // its record (st.HeartbeatAge) and as this process watched it (quiet).
 func notWedged(st Status, quiet, threshold time.Duration) error {
 	r := st.Record
-	_, host := self()
+	host := selfHost()
 	refuse := func(format string, a ...any) error {
 		return &NotWedgedError{Reason: fmt.Sprintf(format, a...), Threshold: threshold}
 	}

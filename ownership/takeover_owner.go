@@ -65,7 +65,7 @@ func (h *Handle) currentRequest() *Request {
 // addressed to this owner's token, unexpired, and written by the same user on this host, by a
 // requester that is still running.
 func (h *Handle) ignoreReason(req *Request) string {
-	_, host := self()
+	host := selfHost()
 	switch {
 	case req.TargetToken != h.token:
 		return "addressed to another owner"

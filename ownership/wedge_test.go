@@ -186,7 +186,7 @@ func TestLockHeldByOtherNamesHolder(t *testing.T) {
 	dir := testDir(t)
 	holder := startHelper(t, "bareflock", dir)
 	holder.expect("owned", long)
-	_, host := self()
+	host := selfHost()
 	rec := Record{Token: "tok", Epoch: 3, PID: 1 << 22, Host: host, HeartbeatAt: time.Now(), HeartbeatIntervalMS: 1000, State: StateOwning}
 	if err := writeJSONAtomic(dir, recordName, rec, false); err != nil {
 		t.Fatal(err)
@@ -366,7 +366,7 @@ func TestKillWedgedSparesAnOwnerOnAFullDisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, host := self()
+	host := selfHost()
 	old := time.Now().Add(-time.Hour)
 	rec := Record{Token: "tok", Epoch: 3, PID: id.PID, PIDStartMS: id.StartMS, PIDStartTicks: id.StartTicks,
 		Host: host, UID: os.Getuid(), HeartbeatAt: old, HeartbeatIntervalMS: 100, State: StateOwning,

@@ -16,8 +16,8 @@ type hubOptions struct {
 // defaultHubListen is where `routinely hub` listens unless told otherwise: this machine only.
 const defaultHubListen = "127.0.0.1:4222"
 
-// newHubCmd builds `routinely hub`: flags and help; the work is runHub's (hub_embedded.go, or
-// hub_none.go in a build without the embedded server).
+// newHubCmd builds `routinely hub`: flags and help; the work is runHub's (hub_exec.go), which
+// hands over to the routinely-hub program.
 func newHubCmd(e *env) *cobra.Command {
 	o := hubOptions{listen: defaultHubListen}
 	cmd := &cobra.Command{
@@ -59,10 +59,4 @@ func hubStore(e *env, o hubOptions) (string, error) {
 		return "", err
 	}
 	return filepath.Join(p.State, "hub"), nil
-}
-
-// printHubStarted says where the hub listens and with which token.
-func printHubStarted(e *env, url, tokenFile, token string) {
-	fmt.Fprintf(e.stdout, "Hub listening on %s\nToken (in %s): %s\n", url, tokenFile, token)
-	fmt.Fprintf(e.stdout, "On each device, in routines.toml:\n  [hub]\n  url = %q\n  token_file = \"/path/to/a/copy/of/hub.token\"\n  device = \"laptop\"\nCtrl-C stops.\n", url)
 }

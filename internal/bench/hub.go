@@ -37,17 +37,17 @@ func HubClaim(quick bool) Figure {
 	return f
 }
 
-// BinarySize builds the nogui binary with and without the embedded hub (-tags nohub) and
-// reports both sizes.
-func BinarySize(root string) (with, without Figure) {
-	with = Figure{Name: "binary size, nogui, with the embedded hub", Unit: "MB", Goal: "—", Met: func(Figure) bool { return true }}
-	without = Figure{Name: "binary size, nogui, without the hub (-tags nohub)", Unit: "MB", Goal: "—", Met: func(Figure) bool { return true }}
-	size := func(tags string) (float64, error) {
-		out := filepath.Join(root, "size-"+strings.ReplaceAll(tags, ",", "-"))
-		cmd := exec.Command("go", "build", "-tags", tags, "-ldflags", "-s -w", "-o", out, "github.com/routinely/routinely")
+// BinarySize builds, stripped, the nogui routinely binary (the hub client only) and the
+// routinely-hub program (the server that `routinely hub` hands over to), and reports both sizes.
+func BinarySize(root string) (device, server Figure) {
+	device = Figure{Name: "binary size, nogui (hub client only)", Unit: "MB", Goal: "—", Met: func(Figure) bool { return true }}
+	server = Figure{Name: "binary size, routinely-hub (the hub server)", Unit: "MB", Goal: "—", Met: func(Figure) bool { return true }}
+	size := func(name, tags, pkg string) (float64, error) {
+		out := filepath.Join(root, "size-"+name)
+		cmd := exec.Command("go", "build", "-tags", tags, "-ldflags", "-s -w", "-o", out, pkg)
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if b, err := cmd.CombinedOutput(); err != nil {
-			return 0, fmt.Errorf("go build -tags %s: %v: %s", tags, err, lastLines(b, 3))
+			return 0, fmt.Errorf("go build %s: %v: %s", pkg, err, lastLines(b, 3))
 		}
 		fi, err := os.Stat(out)
 		if err != nil {
@@ -55,19 +55,18 @@ func BinarySize(root string) (with, without Figure) {
 		}
 		return float64(fi.Size()) / 1e6, nil
 	}
-	if mb, err := size("nogui"); err != nil {
-		with = with.failed(err)
-	} else {
-		with.Value = Stat{N: 1, Median: mb, P99: mb, Mean: mb}
-		with.Note = "stripped (-s -w)"
+	for _, b := range []struct {
+		f         *Figure
+		name, pkg string
+	}{{&device, "routinely", "github.com/routinely/routinely"}, {&server, "routinely-hub", "github.com/routinely/routinely/cmd/routinely-hub"}} {
+		if mb, err := size(b.name, "nogui", b.pkg); err != nil {
+			*b.f = b.f.failed(err)
+		} else {
+			b.f.Value = Stat{N: 1, Median: mb, P99: mb, Mean: mb}
+			b.f.Note = "stripped (-s -w)"
+		}
 	}
-	if mb, err := size("nogui,nohub"); err != nil {
-		without = without.failed(err)
-	} else {
-		without.Value = Stat{N: 1, Median: mb, P99: mb, Mean: mb}
-		without.Note = "stripped; still links the hub client (nats.go)"
-	}
-	return with, without
+	return device, server
 }
 
 var hubURL = regexp.MustCompile(`Hub listening on (nats://\S+)`)

@@ -69,7 +69,7 @@ func main() {
 		{"run-now", false, func() []Figure { return []Figure{RunNow(*bin, root, runNowTrials)} }},
 		{"hub-claim", true, func() []Figure { return []Figure{HubClaim(*quick)} }},
 		{"hub-coverage", false, func() []Figure { return []Figure{CoverageGap(*bin, root, min(trials, 6))} }},
-		{"binary-size", true, func() []Figure { w, wo := BinarySize(root); return []Figure{w, wo} }},
+		{"binary-size", true, func() []Figure { d, s := BinarySize(root); return []Figure{d, s} }},
 	}
 	var figs []Figure
 	for _, st := range steps {

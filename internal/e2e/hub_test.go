@@ -271,3 +271,35 @@ func TestHubUnusableRefusesToRunAlone(t *testing.T) {
 		})
 	}
 }
+
+// `routinely hub` hands over to the routinely-hub program beside it, which keeps the pid (so a
+// service manager's SIGTERM reaches the server), and stops on it with exit 0. Without that
+// program it says where it looked and what to do, and exits 1.
+func TestHubHandsOverToItsProgram(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "hub")
+	h := startHubProc(t, store, "127.0.0.1:0")
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", h.pid()))
+	if err == nil && filepath.Base(exe) != "routinely-hub" {
+		t.Fatalf("pid %d runs %s, want routinely-hub (the hub keeps the pid of `routinely hub`)", h.pid(), exe)
+	}
+	h.signal(syscall.SIGTERM)
+	if code := h.wait(ownDeadline); code != 0 {
+		t.Fatalf("hub exit %d after SIGTERM, want 0; stderr:\n%s", code, h.stderr.String())
+	}
+	if !strings.Contains(h.stderr.String(), "Hub stopped.") {
+		t.Fatalf("hub did not say it stopped:\n%s", h.stderr.String())
+	}
+
+	alone := filepath.Join(t.TempDir(), "routinely")
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(alone, data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runBin(t, alone, newHome(t, ""), "hub", "--store", filepath.Join(t.TempDir(), "hub"))
+	if code != 1 || !strings.Contains(stderr, "routinely-hub") || !strings.Contains(stderr, "nats-server") {
+		t.Fatalf("hub without routinely-hub: exit %d, stderr %q; want 1 naming routinely-hub and the stock nats-server", code, stderr)
+	}
+}

@@ -5,12 +5,11 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/routinely/routinely/internal/torture"
 )
 
 // bin is the routinely binary under test, built once by TestMain ($ROUTINELY_E2E_BIN if set). The test binary re-executed
@@ -31,14 +30,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		os.Exit(1)
 	}
-	bin = filepath.Join(dir, "routinely")
-	if runtime.GOOS == "windows" {
-		bin += ".exe"
-	}
-	build := exec.Command("go", "build", "-tags", "nogui", "-o", bin, "github.com/routinely/routinely")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "e2e: build routinely: %v\n%s", err, out)
+	if bin, err = torture.Build(dir); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}

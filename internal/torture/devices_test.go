@@ -41,11 +41,9 @@ func TestTortureDevices(t *testing.T) {
 	dir := t.TempDir()
 	bin := os.Getenv("ROUTINELY_BIN")
 	if bin == "" {
-		bin = filepath.Join(dir, "routinely")
-		build := exec.Command("go", "build", "-tags", "nogui", "-o", bin, "github.com/routinely/routinely")
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("building the binary: %v\n%s", err, out)
+		var err error
+		if bin, err = Build(dir); err != nil {
+			t.Fatal(err)
 		}
 	}
 	t.Logf("seed %d (rerun with ROUTINELY_TORTURE_SEED=%d), duration %v", seed, seed, duration)

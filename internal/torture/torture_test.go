@@ -4,8 +4,6 @@ package torture
 
 import (
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -40,11 +38,9 @@ func TestTorture(t *testing.T) {
 	}
 	bin := os.Getenv("ROUTINELY_BIN")
 	if bin == "" {
-		bin = filepath.Join(dir, "routinely")
-		build := exec.Command("go", "build", "-tags", "nogui", "-o", bin, "github.com/routinely/routinely")
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("building the binary: %v\n%s", err, out)
+		var err error
+		if bin, err = Build(dir); err != nil {
+			t.Fatal(err)
 		}
 	}
 	t.Logf("seed %d (rerun with ROUTINELY_TORTURE_SEED=%d), duration %v, dir %s", seed, seed, duration, dir)
