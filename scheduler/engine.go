@@ -49,6 +49,7 @@ type Engine struct {
 	clock     clockwork.Clock
 	log       *slog.Logger
 	j         *journal.Journal
+	looks     StatesCache // Routines' journal reads, again only once the journal changed
 	gate      Gate
 	coord     Coordinator // nil without a hub
 	alerts    *action.Alerts
@@ -320,7 +321,7 @@ func (e *Engine) Routines() []RoutineState {
 		running[name] = a.running != nil
 	}
 	e.mu.Unlock()
-	states, err := States(cfg, e.j, e.clock.Now())
+	states, err := e.looks.States(cfg, e.j, e.clock.Now())
 	if err != nil {
 		e.log.Warn("routine states", "err", err)
 	}

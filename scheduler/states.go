@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/routinely/routinely/scheduler/config"
@@ -20,44 +21,107 @@ func States(cfg *config.Config, j *journal.Journal, now time.Time) ([]RoutineSta
 	if cfg == nil {
 		return nil, nil
 	}
-	var pauses map[string]journal.Pause
-	anchors, lastSlots, latest := map[string]time.Time{}, map[string]time.Time{}, map[string]journal.Run{}
+	var look journalLook
 	if j != nil { // nil: no journal yet, nothing has owned this profile
-		// Four statements in all, whatever the number of routines: a look at a profile must
-		// stay quick as routines and history grow.
 		var err error
-		if pauses, err = j.Pauses(now); err != nil {
+		if look, err = readLook(cfg, j); err != nil {
 			return nil, err
 		}
-		if anchors, err = j.Anchors(cfg); err != nil {
-			return nil, err
-		}
-		names := make([]string, len(cfg.Routines))
-		for i, r := range cfg.Routines {
-			names[i] = r.Name
-		}
-		if latest, err = j.LatestRuns(names); err != nil {
-			return nil, fmt.Errorf("routine states: %w", err)
-		}
-		if lastSlots, err = j.LastSlots(); err != nil {
-			return nil, fmt.Errorf("routine states: %w", err)
+	}
+	return statesAt(cfg, look, now), nil
+}
+
+// journalLook is what States reads from the journal for one config: pause rows (expired ones
+// included, so that it stays true as time passes), anchors, each routine's last handled slot
+// and latest run.
+type journalLook struct {
+	pauses             map[string]journal.Pause
+	anchors, lastSlots map[string]time.Time
+	latest             map[string]journal.Run
+}
+
+// readLook reads cfg's journalLook from j. Four statements in all, whatever the number of
+// routines: a look at a profile must stay quick as routines and history grow. Errors: the
+// queries', wrapped.
+func readLook(cfg *config.Config, j *journal.Journal) (journalLook, error) {
+	var l journalLook
+	var err error
+	if l.pauses, err = j.AllPauses(); err != nil {
+		return l, err
+	}
+	if l.anchors, err = j.Anchors(cfg); err != nil {
+		return l, err
+	}
+	names := make([]string, len(cfg.Routines))
+	for i, r := range cfg.Routines {
+		names[i] = r.Name
+	}
+	if l.latest, err = j.LatestRuns(names); err != nil {
+		return l, fmt.Errorf("routine states: %w", err)
+	}
+	if l.lastSlots, err = j.LastSlots(); err != nil {
+		return l, fmt.Errorf("routine states: %w", err)
+	}
+	return l, nil
+}
+
+// statesAt computes the states of cfg's routines at now from what the journal said (l).
+func statesAt(cfg *config.Config, l journalLook, now time.Time) []RoutineState {
+	pauses := map[string]journal.Pause{}
+	for name, p := range l.pauses {
+		if p.Until == nil || p.Until.After(now) { // a pause that has ended is no pause
+			pauses[name] = p
 		}
 	}
 	out := make([]RoutineState, 0, len(cfg.Routines))
 	for _, r := range cfg.Routines {
-		if a, ok := anchors[r.Name]; ok {
+		if a, ok := l.anchors[r.Name]; ok {
 			c := *r // r may be in use by a running engine
 			c.Anchor = a
 			r = &c
 		}
-		st := routineState(r, pauses, lastSlots[r.Name], now)
-		if last, ok := latest[r.Name]; ok {
+		st := routineState(r, pauses, l.lastSlots[r.Name], now)
+		if last, ok := l.latest[r.Name]; ok {
 			st.Last = &last
 			st.Running = last.Outcome == journal.OutcomeRunning
 		}
 		out = append(out, st)
 	}
-	return append(out, disabledStates(cfg)...), nil
+	return append(out, disabledStates(cfg)...)
+}
+
+// StatesCache is States for a caller that looks again and again (the desktop app, every
+// second): it reads the journal again only when the journal's data_version moved (anything was
+// committed, by any process) or the config is another one, and otherwise computes the states at
+// the new now from what it read last. The zero value is ready; it is safe for concurrent use.
+type StatesCache struct {
+	mu      sync.Mutex
+	ok      bool
+	j       *journal.Journal
+	cfg     *config.Config
+	version int64
+	look    journalLook
+}
+
+// States is States(cfg, j, now), reading the journal only when it changed since the last call
+// with the same j and cfg. A data_version that cannot be read counts as a change. Errors: as
+// States.
+func (c *StatesCache) States(cfg *config.Config, j *journal.Journal, now time.Time) ([]RoutineState, error) {
+	if cfg == nil || j == nil {
+		return States(cfg, j, now)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, verr := j.DataVersion()
+	if !c.ok || verr != nil || v != c.version || c.j != j || c.cfg != cfg {
+		look, err := readLook(cfg, j)
+		if err != nil {
+			c.ok = false
+			return nil, err
+		}
+		c.ok, c.j, c.cfg, c.version, c.look = verr == nil, j, cfg, v, look
+	}
+	return statesAt(cfg, c.look, now), nil
 }
 
 // routineState is one valid routine's state without its last run: schedule, pause, next slot,

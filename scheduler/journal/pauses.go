@@ -51,7 +51,12 @@ type Pause struct {
 // Pauses returns every unexpired pause at now, keyed by routine ("" = all).
 // Errors: the query error, wrapped.
 func (j *Journal) Pauses(now time.Time) (map[string]Pause, error) {
-	rows, err := j.db.Query(`SELECT routine, note, until FROM pauses WHERE until IS NULL OR until > ?`, now.UnixNano())
+	return j.pausesWhere(`SELECT routine, note, until FROM pauses WHERE until IS NULL OR until > ?`, now.UnixNano())
+}
+
+// pausesWhere runs query (routine, note, until) and returns its rows by routine.
+func (j *Journal) pausesWhere(query string, args ...any) (map[string]Pause, error) {
+	rows, err := j.db.Query(query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("pauses: %w", err)
 	}
@@ -66,6 +71,13 @@ func (j *Journal) Pauses(now time.Time) (map[string]Pause, error) {
 		out[name] = Pause{Paused: true, Note: note, Until: nsTime(until)}
 	}
 	return out, rows.Err()
+}
+
+// AllPauses returns every pause row by routine ("" for the global pause), those whose until has
+// passed included: a caller that keeps the result filters by its own now (scheduler's
+// StatesCache). Errors: the query error, wrapped.
+func (j *Journal) AllPauses() (map[string]Pause, error) {
+	return j.pausesWhere(`SELECT routine, note, until FROM pauses`)
 }
 
 // PauseOf returns routine's effective pause at now: its own, else the global one.

@@ -26,6 +26,7 @@ type observer struct {
 	cfgErr   error
 	broken   *config.Problem // the file cannot be used and cfg is its last good version
 	cfgStamp fileStamp
+	states   scheduler.StatesCache // reads the journal only when it changed
 }
 
 type fileStamp struct {
@@ -110,7 +111,7 @@ func (o *observer) routines(now time.Time) shown {
 		v.err = err.Error()
 		return v
 	}
-	states, err := scheduler.States(cfg, j, now)
+	states, err := o.states.States(cfg, j, now)
 	if err != nil {
 		v.err = fmt.Sprintf("read routine states: %v", err)
 		return v
