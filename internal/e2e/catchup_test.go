@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,7 +47,20 @@ func TestCatchUpsAfterAStopRunAFewAtATime(t *testing.T) {
 
 	owner := start(t, home, "daemon")
 	waitOwner(t, home, owner.pid())
-	time.Sleep(2 * time.Second)
+	// Stop the owner half-way between two slots, not while it writes the 30 claims of one:
+	// a stop in the middle of a claim write is judged a slow journal, and the slots due
+	// meanwhile are recorded missed rather than caught up (a known gap, in the issue note).
+	owner.waitStderr("routine=r00 slot=", ownDeadline)
+	m := regexp.MustCompile(`routine=r00 slot=(\S+)`).FindStringSubmatch(owner.stderr.String())
+	slot, err := time.Parse(time.RFC3339, m[1])
+	if err != nil {
+		t.Fatalf("r00's first slot %q: %v", m[1], err)
+	}
+	stopAt := slot.Add(3*time.Second + 1500*time.Millisecond) // also half-way between steady's
+	for time.Until(stopAt) < time.Second {
+		stopAt = stopAt.Add(3 * time.Second)
+	}
+	time.Sleep(time.Until(stopAt))
 	owner.signal(syscall.SIGSTOP)
 	stopped := time.Now()
 	time.Sleep(10 * time.Second)
