@@ -14,6 +14,7 @@ import (
 
 	"github.com/jonboulle/clockwork"
 
+	"github.com/routinely/routinely/internal/runclock"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler/action"
 )
@@ -92,9 +93,11 @@ func (e *Engine) execute(ctx context.Context, r *config.Routine, run *inflight) 
 	c := journal.Claim{Routine: r.Name, Slot: ev.slot, Key: ev.key, Trigger: ev.trigger,
 		Outcome: journal.OutcomeRunning, Started: claimed, LateBy: lateBy(claimed, ev), Device: e.device()}
 	e.setClaiming(run)
-	waitFrom := time.Now() // real time: SQLite's busy wait does not follow the engine clock
+	// Real time while this process ran: SQLite's busy wait does not follow the engine clock, and
+	// a stop (SIGSTOP) in the middle of the write says nothing about the journal.
+	wait := runclock.Start()
 	id, err := e.j.Claim(c)
-	e.claimSettled(r.Name, run, claimed, time.Since(waitFrom), err)
+	e.claimSettled(r.Name, run, claimed, wait.End(), err)
 	if ev.requestID != 0 && err == nil {
 		_ = e.j.AnswerRequest(ev.requestID, id, "")
 	}

@@ -19,9 +19,10 @@ import (
 )
 
 const (
-	// slowJournalWrite: a journal transaction running this long is waiting for another
-	// process's lock (SQLite's busy timeout is 5 s) or for a failing disk; the journal counts as
-	// unwritable from when it began. A healthy write takes milliseconds.
+	// slowJournalWrite: a journal transaction running this long while the process ran (not
+	// counting a stop, runclock) is waiting for another process's lock (SQLite's busy timeout
+	// is 5 s) or for a failing disk; the journal counts as unwritable from when it began. A
+	// healthy write takes milliseconds.
 	slowJournalWrite = time.Second
 	// journalRetryEvery is how often the slots not yet recorded are written again.
 	journalRetryEvery = time.Second
@@ -95,8 +96,10 @@ func (e *Engine) keepHeld(run *inflight) {
 }
 
 // claimSettled ends run's claim wait (claim began at began on the engine clock, took waited of
-// real time, err its result) and decides the slots held meanwhile. The claim written quickly:
-// the run is in flight, so they meet the overlap policy as if they came a moment later. The
+// real time while this process ran — a stop in the middle is not counted, runclock — err its
+// result) and decides the slots held meanwhile. The claim written quickly (or only slowly
+// because the process was stopped, as a suspend is not counted either): the run is in flight,
+// so they meet the overlap policy as if they came a moment later. The
 // journal refused the claim, or took longer than slowJournalWrite: no run was in flight while
 // they were due, the journal was — they are recorded missed (journal unavailable) once it
 // accepts writes, and run-now requests are served again then. Any other refusal (claimed

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/routinely/routinely/app/paths"
+	"github.com/routinely/routinely/internal/runclock"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
 	"github.com/routinely/routinely/scheduler/action"
@@ -97,7 +98,7 @@ var (
 // startWhenJournalWritable opens the journal and starts the engine on it. While the journal is
 // unavailable for a reason that may pass (journal.IsUnavailable), h keeps owning —
 // nothing runs, since no run starts without a claim — and owner.json says journal-unwritable
-// (h.NoteJournal), from the moment an attempt has waited a second; it logs and tries again with
+// (h.NoteJournal), from the moment an attempt has waited a second (of running time); it logs and tries again with
 // a backoff from 250 ms to 5 s, so a standby that took over from a crashed owner starts the
 // routines as soon as the journal is free. The slots due meanwhile are recorded by the start's
 // catch-up pass. It returns (nil, nil, nil) when ctx ends or h is lost first, and when a
@@ -109,11 +110,14 @@ func startWhenJournalWritable(ctx context.Context, h *ownership.Handle, p paths.
 	wait := journalRetryMin
 	for {
 		began := time.Now()
-		slow := time.AfterFunc(time.Second, func() {
+		// A second of running time: a stop (SIGSTOP) during the start is not a slow journal.
+		attempt := runclock.Start()
+		stopSlow := attempt.AfterFunc(time.Second, func() {
 			notes.starting(began, errors.New("waiting for the journal to accept writes (another process holds its lock, or the disk is failing)"))
 		})
 		j, eng, err := startEngine(h, p, n, logger, notes.engine)
-		slow.Stop()
+		stopSlow()
+		attempt.End()
 		if err == nil {
 			notes.started(logger)
 			return j, eng, nil

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -425,4 +426,81 @@ func TestFullDiskIsJournalUnwritableNotWedged(t *testing.T) {
 		t.Fatalf("daemon: exit %d on SIGTERM", code)
 	}
 	checkNoHoles(t, history(t, home), fullAt.Truncate(time.Second), freedAt, "full", 3)
+}
+
+// The owner stopped (SIGSTOP: Ctrl-Z, a paused VM) while a claim waits for the journal's lock:
+// the stop is not counted as the journal's. The claim waited about 0.4 s while the owner ran, so
+// the journal was never slow — no "journal unavailable" record, no warning — and the slot due
+// during the stop meets the overlap policy behind the run it was held behind (its claim went
+// through), as after a suspend. Counting the 8 s of the stop, the slot would be recorded missed
+// for the journal and the log would warn of a slow write.
+func TestAStopDuringAClaimIsNotASlowJournal(t *testing.T) {
+	home := newHome(t, `
+[[routine]]
+name = "tick"
+every = "5s"
+shell = 'sleep 2'
+timeout = "1m"
+`)
+	d := start(t, home, "daemon")
+	waitOwner(t, home, d.pid())
+	d.waitStderr("routine=tick slot=", 15*time.Second)
+	m := regexp.MustCompile(`routine=tick slot=(\S+)`).FindStringSubmatch(d.stderr.String())
+	first, err := time.Parse(time.RFC3339, m[1])
+	if err != nil {
+		t.Fatalf("tick's first slot %q: %v", m[1], err)
+	}
+	slot := first.Add(5 * time.Second)
+	for time.Until(slot) < time.Second {
+		slot = slot.Add(5 * time.Second)
+	}
+
+	// The claim of slot (written 50 ms ahead of it) waits for the lock; the owner is stopped
+	// 0.1 s after the slot and continued 8 s later, with the lock held 0.25 s longer, so the
+	// slot due during the stop arrives while the claim still waits.
+	time.Sleep(time.Until(slot.Add(-300 * time.Millisecond)))
+	release := holdExclusive(t, home)
+	time.Sleep(time.Until(slot.Add(100 * time.Millisecond)))
+	d.signal(syscall.SIGSTOP)
+	time.Sleep(8 * time.Second)
+	d.signal(syscall.SIGCONT)
+	time.Sleep(250 * time.Millisecond)
+	release()
+
+	finished := func() bool {
+		for _, r := range history(t, home) {
+			if r.Slot.Equal(slot) && r.Outcome != "running" {
+				return true
+			}
+		}
+		return false
+	}
+	for deadline := time.Now().Add(15 * time.Second); !finished(); time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("slot %s has not finished 15 s after the stop ended:\n%s", slot.Format(time.TimeOnly), d.stderr.String())
+		}
+	}
+	d.signal(syscall.SIGTERM)
+	d.wait(cmdTimeout)
+
+	rows := history(t, home)
+	bySlot := map[time.Time][]histRow{}
+	for _, r := range rows {
+		bySlot[r.Slot.UTC()] = append(bySlot[r.Slot.UTC()], r)
+		if strings.Contains(r.Reason, "journal unavailable") {
+			t.Errorf("slot %s: %s (%s); the journal was never slow, the owner was stopped", r.Slot.Format(time.TimeOnly), r.Outcome, r.Reason)
+		}
+	}
+	if rs := bySlot[slot.UTC()]; len(rs) != 1 || rs[0].Outcome != "success" {
+		t.Errorf("slot %s: %+v, want one success", slot.Format(time.TimeOnly), rs)
+	}
+	during := slot.Add(5 * time.Second)
+	if rs := bySlot[during.UTC()]; len(rs) != 1 || rs[0].Outcome != "skipped" || rs[0].Reason != "overlap" {
+		t.Errorf("slot %s, due during the stop behind the claim: %+v, want one skipped (overlap)", during.Format(time.TimeOnly), rs)
+	}
+	for _, warning := range []string{"a journal write is taking long", "the journal refuses writes", "journal unavailable"} {
+		if strings.Contains(d.stderr.String(), warning) {
+			t.Errorf("the owner logged %q for a stop:\n%s", warning, d.stderr.String())
+		}
+	}
 }

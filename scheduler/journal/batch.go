@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/routinely/routinely/internal/runclock"
 )
 
 // MaxBatch bounds one group-commit transaction: the claims and other writes committed with one
@@ -99,8 +101,12 @@ func (j *Journal) writer() {
 
 // commitBatch commits claims (decided in order, insertClaims) and other writes in one transaction.
 func (j *Journal) commitBatch(claims []claimReq, others []writeReq) {
-	j.writingSince.Store(int64(time.Since(monoBase)) + 1) // +1: never the idle 0
-	defer j.writingSince.Store(0)
+	span := runclock.Start()
+	j.writing.Store(span)
+	defer func() {
+		j.writing.Store(nil)
+		span.End()
+	}()
 	resps := make([]claimResp, len(claims))
 	errs := make([]error, len(others))
 	err := func() error {
@@ -159,17 +165,14 @@ func inSavepoint(tx *sql.Tx, fn func(tx *sql.Tx) error) error {
 	return err
 }
 
-// WriteWaiting returns how long the writer's current transaction has been running (0 when it is
-// idle). SQLite waits up to the busy timeout for another process's lock inside a transaction,
-// so a long one means the journal is not accepting writes.
+// WriteWaiting returns how long the writer's current transaction has been running while this
+// process ran (0 when the writer is idle): monotonic, so a wall-clock step cannot fake or hide a
+// slow write, and without the time the process was stopped (runclock), so a SIGSTOP in the
+// middle of a write is not a slow journal. SQLite waits up to the busy timeout for another
+// process's lock inside a transaction, so a long one means the journal is not accepting writes.
 func (j *Journal) WriteWaiting() time.Duration {
-	since := j.writingSince.Load()
-	if since == 0 {
-		return 0
+	if span := j.writing.Load(); span != nil {
+		return span.Elapsed()
 	}
-	return time.Since(monoBase) - time.Duration(since-1)
+	return 0
 }
-
-// monoBase anchors writingSince on the monotonic clock, so a wall-clock step cannot fake or
-// hide a slow write.
-var monoBase = time.Now()

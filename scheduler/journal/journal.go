@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/routinely/routinely/internal/runclock"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -35,10 +36,9 @@ type Journal struct {
 	pruned  map[string]time.Time // last retention pass per routine
 	pruneWG sync.WaitGroup
 
-	// writingSince is when the writer's current transaction began (monotonic ns since monoBase,
-	// plus one; 0 between transactions): one taking seconds is waiting for a lock or a failing
-	// disk (writeWaiting).
-	writingSince atomic.Int64
+	// writing measures the writer's current transaction (nil between transactions): one that
+	// ran for seconds is waiting for a lock or a failing disk (WriteWaiting).
+	writing atomic.Pointer[runclock.Span]
 
 	// versionConn is the connection DataVersion asks, kept (with its statement) so that a
 	// poll costs one step of a prepared statement; nil until the first call.
