@@ -23,10 +23,34 @@ const (
 	requestName = "takeover.json"
 	replyName   = "takeover.reply.json"
 	tmpMarker   = ".tmp-"
+	// tempDirName is the subdirectory where state files are written before the rename into
+	// place: the state directory's watchers (takeover requests, journal changes, routines.toml
+	// under --home) then see one event per heartbeat, the rename, instead of four (create,
+	// write, and both halves of a rename within one directory), which is most of what wakes an
+	// idle owner.
+	tempDirName = "tmp"
 )
 
+// tempDir returns where writeFileAtomic puts its temp files for dir: dir/tmp, created 0700 when
+// missing, or dir itself when that is anything but a directory of its own (a file, a symbolic
+// link: never written through) or cannot be made.
+func tempDir(dir string) string {
+	td := filepath.Join(dir, tempDirName)
+	fi, err := os.Lstat(td)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.Mkdir(td, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return dir
+		}
+		fi, err = os.Lstat(td)
+	}
+	if err != nil || !fi.IsDir() {
+		return dir
+	}
+	return td
+}
+
 // writeJSONAtomic writes v as JSON to dir/name so that readers see the old or the new content,
-// never a mix: temp file in the same directory, write, (fsync), rename, (fsync dir). With durable
+// never a mix: temp file in dir/tmp (tempDir), write, (fsync), rename, (fsync dir). With durable
 // false the fsyncs are skipped: used for heartbeats, whose content is diagnostics that the next
 // tick rewrites anyway. The temp file is removed on every failure path.
 func writeJSONAtomic(dir, name string, v any, durable bool) error {
@@ -48,7 +72,7 @@ func writeFileAtomic(dir, name string, data []byte, durable bool) (err error) {
 	}()
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
-	tmp := path + tmpMarker + hex.EncodeToString(rnd[:])
+	tmp := filepath.Join(tempDir(dir), name+tmpMarker+hex.EncodeToString(rnd[:]))
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
@@ -171,20 +195,23 @@ func removeReply(dir, id string) {
 	_ = removeFile(filepath.Join(dir, replyName)) // best effort: a stale reply names its request
 }
 
-// removeStaleTemps deletes temp files that a process killed mid-write left behind, so no file
-// ever needs a person to delete it. Only files older than a minute go: a live writer renames its
-// temp file within milliseconds.
+// removeStaleTemps deletes temp files that a process killed mid-write left behind, in dir/tmp
+// and in dir (where they were written before, and still are when dir/tmp cannot be used), so no
+// file ever needs a person to delete it. Only files older than a minute go: a live writer
+// renames its temp file within milliseconds.
 func removeStaleTemps(dir string) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if !strings.Contains(e.Name(), tmpMarker) {
+	for _, d := range []string{filepath.Join(dir, tempDirName), dir} {
+		entries, err := os.ReadDir(d)
+		if err != nil {
 			continue
 		}
-		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > time.Minute {
-			_ = os.Remove(filepath.Join(dir, e.Name()))
+		for _, e := range entries {
+			if !e.Type().IsRegular() || !strings.Contains(e.Name(), tmpMarker) {
+				continue
+			}
+			if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > time.Minute {
+				_ = os.Remove(filepath.Join(d, e.Name()))
+			}
 		}
 	}
 }

@@ -101,6 +101,8 @@ type Engine struct {
 	hubDown    atomic.Bool  // a claim found the hub unreachable and said so (logged once per outage)
 
 	trouble journalTrouble // slots the journal refused, and since when (unclaimed.go)
+	// journalChecks counts watchJournal's looks, which an idle engine does not take.
+	journalChecks atomic.Int64
 
 	zones  config.ZoneSource // the system time zone (tests substitute a fake)
 	zoneMu sync.Mutex        // serializes reading the zone and applying a config in it
@@ -127,6 +129,7 @@ func NewEngine(opts EngineOptions) (*Engine, error) {
 		orphanGrace: defaultOrphanGrace, lateTolerance: 2 * time.Second, pollEvery: 500 * time.Millisecond, wakeEvery: 5 * time.Second,
 		routines: map[string]*armed{}, taken: map[int64]bool{}, bgStop: make(chan struct{}),
 		jitter: rand.N[time.Duration], zones: config.SystemZones, catchUps: newCatchUpLimiter(),
+		trouble: journalTrouble{began: make(chan struct{}, 1)},
 	}
 	e.runCtx, e.cancelRun = context.WithCancel(context.Background())
 	deps := action.Deps{Notifier: opts.Notifier, Snapshots: opts.Journal, UserAgent: opts.UserAgent}

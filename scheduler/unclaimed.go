@@ -73,6 +73,16 @@ type journalTrouble struct {
 	// told is what OnJournal was last told, so it hears each change once.
 	toldSince time.Time
 	toldCause string
+	// began receives (capacity 1, never blocking the sender) when a refusal is kept, so that
+	// watchJournal, asleep while the journal is idle, retries it.
+	began chan struct{}
+}
+
+// any reports whether slots or requests wait for the journal, or a write was reported slow.
+func (tr *journalTrouble) any() bool {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return !tr.since.IsZero()
 }
 
 // setClaiming marks run as waiting for its claim: slots of its routine due meanwhile are held
@@ -149,6 +159,10 @@ func (e *Engine) claimRefused(c journal.Claim, run bool, requestID int64, began 
 		tr.since = began
 	}
 	tr.cause, tr.slow = err, false
+	select {
+	case tr.began <- struct{}{}:
+	default:
+	}
 	switch {
 	case requestID != 0:
 		tr.requests = append(tr.requests, requestID)
@@ -170,16 +184,29 @@ func (e *Engine) claimRefused(c journal.Claim, run bool, requestID int64, began 
 }
 
 // watchJournal retries the slots the journal refused every journalRetryEvery and reports a
-// write that takes too long, until stop is closed.
+// write that takes too long, until stop is closed. While no write is in flight and nothing
+// waits to be recorded it sleeps until a write begins or a claim is refused, so an idle owner
+// is not woken every second for nothing.
 func (e *Engine) watchJournal(stop <-chan struct{}) {
 	t := time.NewTicker(journalRetryEvery)
 	defer t.Stop()
 	for {
+		if e.j.WriteWaiting() == 0 && !e.trouble.any() {
+			t.Stop()
+			select {
+			case <-stop:
+				return
+			case <-e.j.WriteBegan():
+			case <-e.trouble.began:
+			}
+			t.Reset(journalRetryEvery)
+		}
 		select {
 		case <-stop:
 			return
 		case <-t.C:
 		}
+		e.journalChecks.Add(1)
 		if w := e.j.WriteWaiting(); w > slowJournalWrite {
 			e.journalSlow(w)
 			continue

@@ -217,3 +217,27 @@ func TestUnrecordedKeepsTheNewestSlots(t *testing.T) {
 		t.Fatalf("oldest kept slot %v, want %v", u.claims[0].Slot, t0.Add(5*time.Second))
 	}
 }
+
+// An idle engine's journal watcher sleeps (an idle owner is not woken every second for it), and
+// a write that begins wakes it: a claim that waits for the lock is still reported slow, and the
+// slot recorded missed once the lock is gone.
+func TestTheJournalWatcherSleepsWhileTheJournalIsIdle(t *testing.T) {
+	h, conn, reports := lockedJournalHarness(t, 20*time.Second)
+	time.Sleep(2 * journalRetryEvery) // the start's own writes, and the look after them
+	before := h.e.journalChecks.Load()
+	time.Sleep(3 * journalRetryEvery)
+	if n := h.e.journalChecks.Load() - before; n != 0 {
+		t.Fatalf("the journal watcher looked %d times in %v of an idle journal, want 0", n, 3*journalRetryEvery)
+	}
+	lock(t, conn)
+	h.stepMinute()
+	eventually(t, "the slow claim reported", func() bool { return !reports.last().since.IsZero() })
+	if !claimingSlow(h.e) || refused(h.e) != 0 {
+		t.Fatal("reported only once the claim was refused, not while it waited")
+	}
+	unlock(t, conn)
+	eventually(t, "the journal fine again", func() bool {
+		rep := reports.last()
+		return rep.since.IsZero() && rep.err == nil
+	})
+}

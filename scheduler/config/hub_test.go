@@ -2,9 +2,11 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -84,5 +86,25 @@ func TestDefinitionHash(t *testing.T) {
 	}
 	if DefinitionHash(parse("timeout = \"1m\"\n")) == base || DefinitionHash(parse("jitter = \"5s\"\n")) == base {
 		t.Error("a timeout or jitter did not change the definition hash")
+	}
+}
+
+// A device name is 1 to 64 of A-Z a-z 0-9 _ -: anything else is a problem naming the rule.
+func TestHubDeviceNames(t *testing.T) {
+	long := strings.Repeat("a", 64)
+	for name, ok := range map[string]bool{
+		"laptop": true, "Desk_top-2": true, long: true,
+		"": false, long + "a": false, "lap top": false, "lap.top": false, "läptop": false, "a*": false,
+	} {
+		cfg, err := Parse("routines.toml", []byte(fmt.Sprintf("[hub]\nurl = \"nats://127.0.0.1:4222\"\ntoken = \"t\"\ndevice = %q\n", name)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cfg.Hub != nil && len(cfg.Problems) == 0; got != ok {
+			t.Errorf("device %q: accepted %v, want %v (problems %v)", name, got, ok, cfg.Problems)
+		}
+		if !ok && (len(cfg.Problems) == 0 || !strings.Contains(cfg.Problems[0].String(), "must be 1 to 64 of A-Z a-z 0-9 _ -")) {
+			t.Errorf("device %q: problems %v, want the rule named", name, cfg.Problems)
+		}
 	}
 }

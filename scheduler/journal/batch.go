@@ -103,6 +103,10 @@ func (j *Journal) writer() {
 func (j *Journal) commitBatch(claims []claimReq, others []writeReq) {
 	span := runclock.Start()
 	j.writing.Store(span)
+	select {
+	case j.writeBegan <- struct{}{}:
+	default: // one notice is waiting already
+	}
 	defer func() {
 		j.writing.Store(nil)
 		span.End()
@@ -164,6 +168,12 @@ func inSavepoint(tx *sql.Tx, fn func(tx *sql.Tx) error) error {
 	_, err := tx.Exec(`RELEASE op`)
 	return err
 }
+
+// WriteBegan returns a channel that receives after a write transaction has begun (WriteWaiting
+// is then above 0 until it ends): a watcher of slow writes can sleep while the journal is idle.
+// Notices do not queue: one waits at most, for any number of transactions begun since the last
+// receive.
+func (j *Journal) WriteBegan() <-chan struct{} { return j.writeBegan }
 
 // WriteWaiting returns how long the writer's current transaction has been running while this
 // process ran (0 when the writer is idle): monotonic, so a wall-clock step cannot fake or hide a

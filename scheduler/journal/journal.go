@@ -48,6 +48,9 @@ type Journal struct {
 
 	writes     chan writeReq // to the single writer goroutine (batch.go)
 	claimQueue chan claimReq // claims, served first
+	// writeBegan receives (without blocking the writer, capacity 1) when a transaction begins:
+	// WriteBegan.
+	writeBegan chan struct{}
 	closed     chan struct{}
 	writerDone chan struct{}
 	closeOnce  sync.Once
@@ -158,7 +161,7 @@ func OpenReadOnly(path string) (*Journal, error) {
 
 func newJournal(db *sql.DB, path string) *Journal {
 	return &Journal{db: db, path: path, pruning: map[string]bool{}, pruned: map[string]time.Time{},
-		writes: make(chan writeReq), claimQueue: make(chan claimReq, MaxBatch),
+		writes: make(chan writeReq), claimQueue: make(chan claimReq, MaxBatch), writeBegan: make(chan struct{}, 1),
 		closed: make(chan struct{}), writerDone: make(chan struct{})}
 }
 
