@@ -56,8 +56,10 @@ func (e *Engine) pollRequests(stop <-chan struct{}) {
 const commitSettle = 20 * time.Millisecond
 
 // idlePoll is how often the poller looks while a file watch reports the journal's changes and
-// nothing is left to retry: a safety net for a change the watch did not report.
-const idlePoll = 5 * time.Second
+// nothing is left to retry: a safety net for a change the watch did not report. The watch loses
+// events only when its queue overflows, which it reports (watchJournalFiles takes that as a
+// change), so the net can be wide: each look is a wake-up of an idle owner.
+const idlePoll = 30 * time.Second
 
 // nextPoll is how long the poller sleeps: pollEvery (0.5 s) while the start pass, a refused slot
 // or a request is waiting to be retried, or when no file watch reports the journal's changes;
@@ -110,6 +112,11 @@ func (e *Engine) watchJournalFiles(stop <-chan struct{}) <-chan struct{} {
 			case _, ok := <-w.Errors:
 				if !ok {
 					return
+				}
+				// An overflowed queue (fsnotify.ErrEventOverflow) lost events: look now.
+				select {
+				case out <- struct{}{}:
+				default:
 				}
 			}
 		}
