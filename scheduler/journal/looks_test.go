@@ -14,15 +14,19 @@ import (
 func TestQuickLooksUseIndexes(t *testing.T) {
 	cols := runColumns + "device"
 	checkPlans(t, map[string]string{"history": fmt.Sprintf(historySQL, cols),
-		"history of a routine": fmt.Sprintf(historyOfSQL, cols), "latest runs": fmt.Sprintf(latestRunsSQL, cols)},
-		map[string][]any{"history": {50}, "history of a routine": {"a", 50}, "latest runs": {`["a","b"]`}}, "history")
+		"history of a routine": fmt.Sprintf(historyOfSQL, cols), "latest runs": fmt.Sprintf(latestRunsSQL, cols),
+		"latest runs before latest": fmt.Sprintf(latestRunsBeforeSQL, cols)},
+		map[string][]any{"history": {50}, "history of a routine": {"a", 50}, "latest runs": {`["a","b"]`},
+			"latest runs before latest": {`["a","b"]`}}, "history")
 }
 
 // TestStartQueriesUseIndexes checks the query plans of the statements an owner runs at start
 // over every routine: none may scan the runs table (a million runs took seconds that way).
 func TestStartQueriesUseIndexes(t *testing.T) {
-	checkPlans(t, map[string]string{"last slots": lastSlotsSQL, "recent outcomes": allRecentOutcomesSQL, "last slot": `SELECT (` + lastSlotOf + `)`},
-		map[string][]any{"last slots": {"manual"}, "recent outcomes": {"a", "b", "c", "d", 5}, "last slot": {"a", "manual"}}, "")
+	checkPlans(t, map[string]string{"last slots": lastSlotsSQL, "last slots before latest": lastSlotsBeforeSQL,
+		"latest backfill": routineNames + latestBackfillSQL,
+		"recent outcomes": allRecentOutcomesSQL, "last slot": `SELECT (` + lastSlotOf + `)`},
+		map[string][]any{"last slots before latest": {"manual"}, "recent outcomes": {"a", "b", "c", "d", 5}, "last slot": {"a", "manual"}}, "")
 }
 
 // checkPlans fails t when the plan of a statement of queries (run with args[name]) sorts runs,

@@ -88,6 +88,9 @@ const (
 	historySQL    = `SELECT %s FROM runs ORDER BY id DESC LIMIT ?`
 	historyOfSQL  = `SELECT %s FROM runs WHERE routine = ? ORDER BY id DESC LIMIT ?`
 	latestRunsSQL = `SELECT %s FROM runs WHERE id IN
+		(SELECT run_id FROM latest WHERE routine IN (SELECT value FROM json_each(?)))`
+	// latestRunsBeforeSQL is latestRunsSQL for a journal before latestMigration.
+	latestRunsBeforeSQL = `SELECT %s FROM runs WHERE id IN
 		(SELECT (SELECT MAX(id) FROM runs r WHERE r.routine = n.value) FROM json_each(?) n)`
 )
 
@@ -102,7 +105,10 @@ const (
 		UNION ALL SELECT (SELECT MIN(routine) FROM runs WHERE routine > name) FROM names WHERE name IS NOT NULL)`
 	// lastSlotOf is routine ?'s latest slot of trigger other than ? (runs_routine_slot backwards).
 	lastSlotOf   = `SELECT slot FROM runs WHERE routine = ? AND trigger != ? ORDER BY slot DESC LIMIT 1`
-	lastSlotsSQL = routineNames + ` SELECT name, slot FROM (SELECT name,
+	lastSlotsSQL = `SELECT routine, last_slot FROM latest WHERE last_slot IS NOT NULL`
+	// lastSlotsBeforeSQL is lastSlotsSQL for a journal before latestMigration (? is
+	// TriggerManual).
+	lastSlotsBeforeSQL = routineNames + ` SELECT name, slot FROM (SELECT name,
 		(SELECT slot FROM runs WHERE routine = name AND trigger != ? ORDER BY slot DESC LIMIT 1) AS slot
 		FROM names WHERE name IS NOT NULL) WHERE slot IS NOT NULL`
 	allRecentOutcomesSQL = routineNames + ` SELECT r.routine, r.outcome FROM names JOIN runs r ON r.id IN
@@ -161,8 +167,8 @@ func (j *Journal) History(routine string, limit int) ([]Run, error) {
 }
 
 // LatestRuns returns the newest run (highest id) of each of routines that has one, by routine
-// name, in one statement: each routine's newest id comes from runs_routine_id, so the cost does
-// not grow with the journal. Errors: the query error, wrapped.
+// name, in one statement: each routine's newest id comes from the latest table (a journal
+// before latestMigration: from runs_routine_id), so the cost does not grow with the journal. Errors: the query error, wrapped.
 func (j *Journal) LatestRuns(routines []string) (map[string]Run, error) {
 	out := map[string]Run{}
 	if len(routines) == 0 {
@@ -172,7 +178,11 @@ func (j *Journal) LatestRuns(routines []string) (map[string]Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("latest runs: %w", err)
 	}
-	rows, err := j.db.Query(fmt.Sprintf(latestRunsSQL, j.runColumns()), string(names))
+	query := latestRunsSQL
+	if j.version < latestMigration {
+		query = latestRunsBeforeSQL
+	}
+	rows, err := j.db.Query(fmt.Sprintf(query, j.runColumns()), string(names))
 	if err != nil {
 		return nil, fmt.Errorf("latest runs: %w", err)
 	}
@@ -231,7 +241,13 @@ func (j *Journal) LastSlot(routine string) (time.Time, error) {
 // LastSlots returns every routine's latest claimed scheduled (non-manual) slot in one query.
 // Errors: the query error, wrapped.
 func (j *Journal) LastSlots() (map[string]time.Time, error) {
-	rows, err := j.db.Query(lastSlotsSQL, TriggerManual)
+	var rows *sql.Rows
+	var err error
+	if j.version < latestMigration {
+		rows, err = j.db.Query(lastSlotsBeforeSQL, TriggerManual)
+	} else {
+		rows, err = j.db.Query(lastSlotsSQL)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("last slots: %w", err)
 	}
