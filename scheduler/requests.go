@@ -79,7 +79,7 @@ func (e *Engine) nextPoll(watched bool) time.Duration {
 
 // watchJournalFiles returns a channel that receives when another process (or this one) writes
 // the journal, from an fsnotify watch on its directory that keeps only journal.db and its -wal
-// (a commit in WAL mode writes the -wal), until stop; or nil when no watch can be set up. At
+// (a commit in WAL mode writes the -wal) and no attribute-only change, until stop; or nil when no watch can be set up. At
 // most one notice waits in the channel: a burst of writes wakes the poller once.
 func (e *Engine) watchJournalFiles(stop <-chan struct{}) <-chan struct{} {
 	w, err := fsnotify.NewWatcher()
@@ -103,7 +103,10 @@ func (e *Engine) watchJournalFiles(stop <-chan struct{}) <-chan struct{} {
 				if !ok {
 					return
 				}
-				if n := filepath.Base(ev.Name); n == db || n == wal {
+				// A reader opening the journal changes its files' attributes (SQLite running as
+				// root hands the -wal and -shm to the database's owner with fchown): that is no
+				// write, and every look (status, the desktop) would wake the owner for it.
+				if n := filepath.Base(ev.Name); (n == db || n == wal) && ev.Op != fsnotify.Chmod {
 					select {
 					case out <- struct{}{}:
 					default:

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"database/sql"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -240,4 +241,39 @@ func TestTheJournalWatcherSleepsWhileTheJournalIsIdle(t *testing.T) {
 		rep := reports.last()
 		return rep.since.IsZero() && rep.err == nil
 	})
+}
+
+// The journal-change watch ignores a change of the journal files' attributes (a reader running
+// as root makes one on every open: SQLite hands the -wal and -shm to the database's owner), and
+// reports a write.
+func TestTheJournalWatchIgnoresAttributeChanges(t *testing.T) {
+	dir := t.TempDir()
+	j, err := journal.Open(filepath.Join(dir, "journal.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	e := &Engine{j: j}
+	stop := make(chan struct{})
+	defer close(stop)
+	changes := e.watchJournalFiles(stop)
+	if changes == nil {
+		t.Skip("no file watch here")
+	}
+	if err := os.Chmod(j.Path(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changes:
+		t.Fatal("a chmod of journal.db was reported as a write")
+	case <-time.After(300 * time.Millisecond):
+	}
+	if err := os.WriteFile(j.Path()+"-wal", []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changes:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a write to journal.db-wal was not reported")
+	}
 }
