@@ -178,6 +178,7 @@ func (e *Engine) keepRefusedLocked(a *armed, ev slotEvent) {
 	if !slices.ContainsFunc(a.refused, ev.slot.Equal) {
 		a.refused = append(a.refused, ev.slot)
 	}
+	e.wakePoller() // it retries refused slots every pollEvery while there are any
 }
 
 // takeSlot removes slot from *slots and reports whether it was there.
@@ -217,6 +218,7 @@ func (e *Engine) record(name string, ev slotEvent, outcome, reason string) {
 	}
 	c := journal.Claim{Routine: name, Slot: ev.slot, Key: ev.key, Trigger: ev.trigger,
 		Outcome: outcome, Reason: reason, Started: now, LateBy: lateBy(now, ev), Device: device}
+	e.recordOlderFirst()
 	id, err := e.j.Claim(c)
 	switch {
 	case errors.Is(err, journal.ErrSlotClaimed):

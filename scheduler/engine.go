@@ -92,6 +92,7 @@ type Engine struct {
 	version     int64
 	versionSeen bool
 	repoll      bool
+	pollWake    chan struct{} // wakePoller: capacity 1
 	// catchUps holds catch-up runs back to max_parallel_catch_up at a time (catchuplimit.go).
 	catchUps   *catchUpLimiter
 	tickMu     sync.Mutex
@@ -101,6 +102,8 @@ type Engine struct {
 	hubDown    atomic.Bool  // a claim found the hub unreachable and said so (logged once per outage)
 
 	trouble journalTrouble // slots the journal refused, and since when (unclaimed.go)
+	// recording serializes recordUnrecorded. Never held with mu or trouble.mu on entry.
+	recording sync.Mutex
 	// journalChecks counts watchJournal's looks, which an idle engine does not take.
 	journalChecks atomic.Int64
 
@@ -129,7 +132,7 @@ func NewEngine(opts EngineOptions) (*Engine, error) {
 		orphanGrace: defaultOrphanGrace, lateTolerance: 2 * time.Second, pollEvery: 500 * time.Millisecond, wakeEvery: 5 * time.Second,
 		routines: map[string]*armed{}, taken: map[int64]bool{}, bgStop: make(chan struct{}),
 		jitter: rand.N[time.Duration], zones: config.SystemZones, catchUps: newCatchUpLimiter(),
-		trouble: journalTrouble{began: make(chan struct{}, 1)},
+		trouble: journalTrouble{began: make(chan struct{}, 1)}, pollWake: make(chan struct{}, 1),
 	}
 	e.runCtx, e.cancelRun = context.WithCancel(context.Background())
 	deps := action.Deps{Notifier: opts.Notifier, Snapshots: opts.Journal, UserAgent: opts.UserAgent}

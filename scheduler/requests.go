@@ -39,6 +39,7 @@ func (e *Engine) pollRequests(stop <-chan struct{}) {
 		case <-stop:
 			return
 		case <-t.C:
+		case <-e.pollWake:
 		case <-changes:
 			written = true
 			// Most commits are visible a few milliseconds after their first write.
@@ -136,6 +137,17 @@ func (e *Engine) serveAgainLocked(ids ...int64) {
 		delete(e.taken, id)
 	}
 	e.repoll = true
+	e.wakePoller()
+}
+
+// wakePoller makes the request poller look now rather than at the end of its idle sleep (up to
+// idlePoll), after something it retries appeared: a refused slot or a request to serve again.
+// It never blocks.
+func (e *Engine) wakePoller() {
+	select {
+	case e.pollWake <- struct{}{}:
+	default:
+	}
 }
 
 // journalChanged reports whether the poller must read pauses and requests again: the journal's

@@ -96,6 +96,7 @@ func (e *Engine) execute(ctx context.Context, r *config.Routine, run *inflight) 
 	// Real time while this process ran: SQLite's busy wait does not follow the engine clock, and
 	// a stop (SIGSTOP) in the middle of the write says nothing about the journal.
 	wait := runclock.Start()
+	e.recordOlderFirst()
 	id, err := e.j.Claim(c)
 	e.claimSettled(r.Name, run, claimed, wait.End(), err)
 	if ev.requestID != 0 && err == nil {

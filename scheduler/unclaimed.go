@@ -231,11 +231,30 @@ func (e *Engine) journalSlow(waited time.Duration) {
 	e.tellLocked()
 }
 
+// recordOlderFirst writes the slots the journal refused before the caller writes a newer slot's
+// row (a claim or a record), so that no slot is in the journal while an older one of any routine
+// only waits in memory. The next owner's catch-up starts after each routine's latest recorded
+// slot: an older slot still waiting when this owner yields or dies would otherwise be lost
+// without a word. It costs nothing while nothing waits; otherwise the caller's write would have
+// waited for the journal just the same.
+func (e *Engine) recordOlderFirst() {
+	tr := &e.trouble
+	tr.mu.Lock()
+	waiting := len(tr.slots) > 0
+	tr.mu.Unlock()
+	if waiting {
+		e.recordUnrecorded()
+	}
+}
+
 // recordUnrecorded writes every slot the journal refused, with the outage's span in the reason
 // of the runs' claims, and, once all are written, ends the trouble and serves the refused run-now
 // requests again. A refused write keeps what was not written for the next try. It returns
-// whether the journal is free of trouble.
+// whether the journal is free of trouble. Calls are serialized (recording): the watcher, the
+// engine's end and recordOlderFirst may call it at once.
 func (e *Engine) recordUnrecorded() bool {
+	e.recording.Lock()
+	defer e.recording.Unlock()
 	tr := &e.trouble
 	tr.mu.Lock()
 	if tr.since.IsZero() {

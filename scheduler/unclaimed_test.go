@@ -277,3 +277,22 @@ func TestTheJournalWatchIgnoresAttributeChanges(t *testing.T) {
 		t.Fatal("a write to journal.db-wal was not reported")
 	}
 }
+
+// A slot the journal refused is written before any newer slot's row: once the journal takes
+// writes again, the next claim first records the older slot missed. Were the newer row first, an
+// owner that yields or dies before its retry would leave the older slot behind the latest
+// recorded one, where the next owner's catch-up never looks (found by the chaos test: a stopped
+// owner handed over with two held slots in memory).
+func TestRefusedSlotsAreRecordedBeforeNewerOnes(t *testing.T) {
+	h, conn, _ := lockedJournalHarness(t, 200*time.Millisecond)
+	lock(t, conn)
+	h.stepMinute()
+	eventually(t, "the claim refused", func() bool { return refused(h.e) == 1 })
+	unlock(t, conn)
+	h.stepMinute() // well before the watcher's next look, a second away
+	eventually(t, "both slots recorded", func() bool { return len(runsOf(t, h.j, "slow")) == 2 })
+	runs := runsOf(t, h.j, "slow") // in the order written (id)
+	if runs[0].Outcome != journal.OutcomeMissed || !runs[0].Slot.Before(runs[1].Slot) || runs[1].Outcome == journal.OutcomeMissed {
+		t.Fatalf("written in this order: %+v; want the refused (older) slot missed first, then the newer one's run", runs)
+	}
+}

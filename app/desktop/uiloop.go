@@ -17,9 +17,7 @@ import (
 type uiLoop struct {
 	mu       sync.Mutex
 	state    loopState
-	wantShow bool          // the window was asked for before the loop ran
-	startReq chan struct{} // closed by the first request for the window while idle
-	once     sync.Once
+	wantShow bool // the window was asked for before the loop ran
 }
 
 type loopState int
@@ -30,7 +28,7 @@ const (
 	loopEnded                  // Run returned: nothing may touch the window any more
 )
 
-func newUILoop() *uiLoop { return &uiLoop{startReq: make(chan struct{})} }
+func newUILoop() *uiLoop { return &uiLoop{} }
 
 // do runs f on the UI goroutine if the loop is live and reports whether it will; while idle or
 // after the loop ended, f is dropped (the publisher keeps the newest state for the start).
@@ -52,7 +50,7 @@ func (l *uiLoop) live() bool {
 }
 
 // show runs showWindow on the UI goroutine when the loop is live; while idle it records the
-// wish and asks Run's goroutine to start the loop, which then shows the window itself.
+// wish, which begin reports when the loop starts (the loop then shows the window itself).
 func (l *uiLoop) show(showWindow func()) {
 	l.mu.Lock()
 	state := l.state
@@ -60,10 +58,7 @@ func (l *uiLoop) show(showWindow func()) {
 		l.wantShow = true
 	}
 	l.mu.Unlock()
-	switch state {
-	case loopIdle:
-		l.once.Do(func() { close(l.startReq) })
-	case loopLive:
+	if state == loopLive {
 		uiDo(showWindow)
 	}
 }

@@ -156,6 +156,9 @@ func OwnerLine(s session.State) string {
 	case session.ModeStopping:
 		return "Quitting: finishing runs…"
 	case session.ModeOwning:
+		if len(s.Routines) == 1 {
+			return "Owner: this app · 1 routine"
+		}
 		return fmt.Sprintf("Owner: this app · %d routines", len(s.Routines))
 	}
 	rec := s.Owner.Record

@@ -713,3 +713,14 @@ func TestTrayTakeBackAgainstAStuckOwnerOpensTheWindow(t *testing.T) {
 		t.Errorf("Take back sent %q, want the window opened only against the stuck owner", got)
 	}
 }
+
+// The tray's owner line counts routines in words: "1 routine", "2 routines".
+func TestOwnerLineCountsRoutines(t *testing.T) {
+	s := session.State{Mode: session.ModeOwning}
+	for n, want := range map[int]string{0: "Owner: this app · 0 routines", 1: "Owner: this app · 1 routine", 2: "Owner: this app · 2 routines"} {
+		s.Routines = make([]scheduler.RoutineState, n)
+		if got := OwnerLine(s); got != want {
+			t.Errorf("%d routines: %q, want %q", n, got, want)
+		}
+	}
+}
