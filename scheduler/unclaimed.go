@@ -235,16 +235,19 @@ func (e *Engine) journalSlow(waited time.Duration) {
 // row (a claim or a record), so that no slot is in the journal while an older one of any routine
 // only waits in memory. The next owner's catch-up starts after each routine's latest recorded
 // slot: an older slot still waiting when this owner yields or dies would otherwise be lost
-// without a word. It costs nothing while nothing waits; otherwise the caller's write would have
-// waited for the journal just the same.
+// without a word. It costs nothing while nothing waits. While another caller is recording them
+// already it does not wait for that: a hundred claims due together during an outage would
+// otherwise each wait out the busy timeout in turn, instead of once in one group commit.
 func (e *Engine) recordOlderFirst() {
 	tr := &e.trouble
 	tr.mu.Lock()
 	waiting := len(tr.slots) > 0
 	tr.mu.Unlock()
-	if waiting {
-		e.recordUnrecorded()
+	if !waiting || !e.recording.TryLock() {
+		return
 	}
+	defer e.recording.Unlock()
+	e.recordUnrecordedLocked()
 }
 
 // recordUnrecorded writes every slot the journal refused, with the outage's span in the reason
@@ -255,6 +258,11 @@ func (e *Engine) recordOlderFirst() {
 func (e *Engine) recordUnrecorded() bool {
 	e.recording.Lock()
 	defer e.recording.Unlock()
+	return e.recordUnrecordedLocked()
+}
+
+// recordUnrecordedLocked is recordUnrecorded for a caller holding e.recording.
+func (e *Engine) recordUnrecordedLocked() bool {
 	tr := &e.trouble
 	tr.mu.Lock()
 	if tr.since.IsZero() {

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,8 +46,14 @@ func (r *journalReports) last() journalReport {
 // recorded. The routine "slow" fires every minute from 08:00 and its action returns at once.
 func lockedJournalHarness(t *testing.T, busy time.Duration) (*harness, *sql.Conn, *journalReports) {
 	t.Helper()
+	return lockedJournalHarnessWith(t, busy, "[[routine]]\nname = \"slow\"\nevery = \"1m\"\noverlap = \"skip\"\nrun = [\"/bin/true\"]\n")
+}
+
+// lockedJournalHarnessWith is lockedJournalHarness for the routines of config.
+func lockedJournalHarnessWith(t *testing.T, busy time.Duration, config string) (*harness, *sql.Conn, *journalReports) {
+	t.Helper()
 	start := time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)
-	h := newHarness(t, "[[routine]]\nname = \"slow\"\nevery = \"1m\"\noverlap = \"skip\"\nrun = [\"/bin/true\"]\n", start)
+	h := newHarness(t, config, start)
 	_ = h.j.Close()
 	path := filepath.Join(h.dir, "journal.db")
 	j, err := journal.OpenBusy(path, busy)
@@ -295,4 +302,26 @@ func TestRefusedSlotsAreRecordedBeforeNewerOnes(t *testing.T) {
 	if runs[0].Outcome != journal.OutcomeMissed || !runs[0].Slot.Before(runs[1].Slot) || runs[1].Outcome == journal.OutcomeMissed {
 		t.Fatalf("written in this order: %+v; want the refused (older) slot missed first, then the newer one's run", runs)
 	}
+}
+
+// During an outage, claims due together still wait out the busy timeout once, together (group
+// commit), not once each in turn behind the recording of the slots refused before them.
+func TestClaimsDueTogetherDuringAnOutageDoNotQueue(t *testing.T) {
+	var cfg strings.Builder
+	const n = 20
+	for i := range n {
+		fmt.Fprintf(&cfg, "[[routine]]\nname = \"r%02d\"\nevery = \"1m\"\nrun = [\"/bin/true\"]\n", i)
+	}
+	const busy = 500 * time.Millisecond
+	h, conn, _ := lockedJournalHarnessWith(t, busy, cfg.String())
+	lock(t, conn)
+	h.stepMinute()
+	eventually(t, "the first minute's claims refused", h.e.idle)
+	began := time.Now()
+	h.stepMinute() // each claim now has older refused slots to record first
+	eventually(t, "the second minute's claims refused", h.e.idle)
+	if took := time.Since(began); took > n*busy/2 {
+		t.Errorf("%d claims took %v to be refused with a %v busy timeout: they waited in turn", n, took.Round(time.Millisecond), busy)
+	}
+	unlock(t, conn)
 }
