@@ -230,8 +230,24 @@ func (d *Driver) corruptRecord(a string) {
 		if d.Rng.Intn(2) == 0 {
 			junk = []byte(`{"token":"forged","epoch":999999,"pid":1,"state":"owning"`)
 		}
-		d.logf("garbage owner.json: %v", os.WriteFile(record, junk, 0o600))
+		d.logf("garbage owner.json: %v", writeNoBlock(record, junk))
 	}
+}
+
+// writeNoBlock writes data over path (created 0600) without blocking when path is a named pipe
+// that a fifo-record step left and nobody reads: os.WriteFile would wait for a reader forever,
+// holding up the whole chaos run (the owner's next heartbeat replaces the name, not the pipe the
+// open waits on). On a pipe without a reader it fails with ENXIO, which is logged.
+func writeNoBlock(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NONBLOCK, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // resume sends SIGCONT to p if it is still stopped and closes its stop window.
