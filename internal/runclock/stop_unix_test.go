@@ -11,25 +11,31 @@ import (
 	"time"
 )
 
+// stopFor stops this whole process with a real SIGSTOP and returns once another process has
+// continued it, seconds (sleep(1) syntax) later.
+func stopFor(t *testing.T, seconds string) {
+	t.Helper()
+	cont := exec.Command("sh", "-c", "sleep "+seconds+"; kill -CONT "+strconv.Itoa(os.Getpid()))
+	if err := cont.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	// kill(2) may return before every thread has stopped; the continuing process ends only once
+	// this one was stopped and continued.
+	if err := cont.Wait(); err != nil {
+		t.Fatalf("the continuing process: %v", err)
+	}
+}
+
 // A span across a real SIGSTOP of this process: the stop does not count, whether the reader
 // looks before the watcher has run again (the stall still going on) or after.
 func TestAStopDoesNotCount(t *testing.T) {
 	for _, after := range []time.Duration{0, 300 * time.Millisecond} {
 		s := Start()
 		began := time.Now()
-		// Another process continues this one 1.5 s after it stops itself.
-		cont := exec.Command("sh", "-c", "sleep 1.5; kill -CONT "+strconv.Itoa(os.Getpid()))
-		if err := cont.Start(); err != nil {
-			t.Fatal(err)
-		}
-		if err := syscall.Kill(os.Getpid(), syscall.SIGSTOP); err != nil {
-			t.Fatal(err)
-		}
-		// kill(2) may return before every thread has stopped; the continuing process ends only
-		// once this one was stopped and continued.
-		if err := cont.Wait(); err != nil {
-			t.Fatalf("the continuing process: %v", err)
-		}
+		stopFor(t, "1.5")
 		time.Sleep(after)
 		d, real := s.End(), time.Since(began)
 		if real < 1400*time.Millisecond {
@@ -54,16 +60,7 @@ func TestAfterFuncWaitsOutAStop(t *testing.T) {
 	defer stop()
 	began := time.Now()
 	time.Sleep(300 * time.Millisecond)
-	cont := exec.Command("sh", "-c", "sleep 1.5; kill -CONT "+strconv.Itoa(os.Getpid()))
-	if err := cont.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Kill(os.Getpid(), syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
-	if err := cont.Wait(); err != nil {
-		t.Fatalf("the continuing process: %v", err)
-	}
+	stopFor(t, "1.5")
 	select {
 	case at := <-called:
 		// 0.3 s before the stop, 1.5 s stopped, then the remaining 0.7 s of running time.
