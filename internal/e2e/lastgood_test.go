@@ -17,6 +17,9 @@ func TestBrokenConfigShowsTheLastGoodSet(t *testing.T) {
 	home := newHome(t, good)
 	d := start(t, home, "daemon")
 	waitOwner(t, home, d.pid())
+	// Owning comes before the routines are read: broken before that, the file is refused at
+	// start (no good version yet), as `daemon` does by design.
+	d.waitStderr("Owning the routines (epoch 1)", ownDeadline)
 	writeConfig(t, home, good+"[[routine\n")
 	d.waitStderr("the last good set keeps running", ownDeadline)
 
