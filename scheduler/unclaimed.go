@@ -78,8 +78,8 @@ type journalTrouble struct {
 	began chan struct{}
 }
 
-// any reports whether slots or requests wait for the journal, or a write was reported slow.
-func (tr *journalTrouble) any() bool {
+// open reports whether slots or requests wait for the journal, or a write was reported slow.
+func (tr *journalTrouble) open() bool {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	return !tr.since.IsZero()
@@ -191,7 +191,7 @@ func (e *Engine) watchJournal(stop <-chan struct{}) {
 	t := time.NewTicker(journalRetryEvery)
 	defer t.Stop()
 	for {
-		if e.j.WriteWaiting() == 0 && !e.trouble.any() {
+		if e.j.WriteWaiting() == 0 && !e.trouble.open() {
 			t.Stop()
 			select {
 			case <-stop:
