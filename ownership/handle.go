@@ -68,6 +68,28 @@ func (h *Handle) Record() Record {
 	return h.recordLocked()
 }
 
+// Status returns what an Observer would see of this owner now, built from memory: Held, the
+// record as the heartbeat loop keeps it (Record), this process as the guard's holder, the
+// takeover request awaiting this owner's decision (Pending), and the diagnoses the record supports, judged by the same rule an
+// observer's first look uses (diagnose, judgeByWallClock). It reads no file, so a process that
+// owns can show itself every second for nothing (the desktop app's tray and window); another
+// process must Observe. Once the handle is lost (Lost is closed) it says nothing true about
+// the guard: ask an Observer then.
+func (h *Handle) Status() Status {
+	now := time.Now()
+	h.mu.Lock()
+	rec := h.recordLocked()
+	h.mu.Unlock()
+	st := Status{
+		Held: true, Record: &rec, Alive: true, HolderPID: rec.PID, HeartbeatAge: now.Sub(rec.HeartbeatAt),
+		ObservedAt: now, PendingRequest: h.Pending(),
+	}
+	f := facts{status: st}
+	f.judgeByWallClock()
+	st.Diagnoses = diagnose(f)
+	return st
+}
+
 // recordLocked returns a deep copy of the record (LastJob is shared with endRun). Callers hold
 // h.mu.
 func (h *Handle) recordLocked() Record {

@@ -63,10 +63,38 @@ func (j *Journal) exec(query string, args ...any) error {
 	})
 }
 
+// inWriter is the writer goroutine's querier for tx (nil: autocommit), with its prepared
+// statements (writerQ). Only the writer goroutine calls it: the statements' cache has no lock.
+func (j *Journal) inWriter(tx *sql.Tx) writerQ { return writerQ{j: j, tx: tx} }
+
+// writerStmt returns query prepared once for the writer goroutine's life (closed when it
+// returns). SQLite parses a statement at each prepare, and database/sql prepares every Exec
+// anew: on an idle owner that was the largest part of each claim's and finish's CPU (perf).
+// Only the writer goroutine calls it. Errors: the prepare's.
+func (j *Journal) writerStmt(query string) (*sql.Stmt, error) {
+	if st := j.stmts[query]; st != nil {
+		return st, nil
+	}
+	st, err := j.db.Prepare(query)
+	if err != nil {
+		return nil, err
+	}
+	if j.stmts == nil {
+		j.stmts = map[string]*sql.Stmt{}
+	}
+	j.stmts[query] = st
+	return st, nil
+}
+
 // writer is the journal's single writer goroutine. A transaction takes every claim waiting (a
 // due run waits for its claim) and, while no further claim waits, the other writes.
 func (j *Journal) writer() {
 	defer close(j.writerDone)
+	defer func() {
+		for _, st := range j.stmts {
+			_ = st.Close()
+		}
+	}()
 	for {
 		var claims []claimReq
 		var others []writeReq
@@ -116,7 +144,7 @@ func (j *Journal) commitBatch(claims []claimReq, others []writeReq) {
 	err := func() error {
 		if len(others) == 0 && len(claims) == 1 {
 			// One claim alone: one short autocommitted statement, no BEGIN/COMMIT round trips.
-			resps[0].id, resps[0].err = insertClaim(j.db, claims[0])
+			resps[0].id, resps[0].err = insertClaim(j.inWriter(nil), claims[0])
 			return nil
 		}
 		tx, err := j.db.Begin()
@@ -124,7 +152,7 @@ func (j *Journal) commitBatch(claims []claimReq, others []writeReq) {
 			return err
 		}
 		defer func() { _ = tx.Rollback() }()
-		if err := insertClaims(tx, claims, resps); err != nil {
+		if err := j.insertClaims(tx, claims, resps); err != nil {
 			return err
 		}
 		for i, w := range others {

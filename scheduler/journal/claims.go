@@ -75,9 +75,9 @@ type claimResp struct {
 // claim before it, those of the same transaction included, so a batch decides exactly as the
 // same claims made one at a time would. Errors: the first that is not a refusal (the statement
 // or query error); then the transaction must not be committed.
-func insertClaims(tx *sql.Tx, claims []claimReq, resps []claimResp) error {
+func (j *Journal) insertClaims(tx *sql.Tx, claims []claimReq, resps []claimResp) error {
 	for i, req := range claims {
-		id, err := insertClaim(tx, req)
+		id, err := insertClaim(j.inWriter(tx), req)
 		if err != nil && !errors.Is(err, ErrSlotClaimed) && !errors.Is(err, ErrFenced) {
 			return err
 		}
@@ -126,11 +126,46 @@ func bypassesHighWater(c Claim) bool {
 	return c.Trigger == TriggerManual || c.Outcome == OutcomeSkipped || c.Outcome == OutcomeMissed
 }
 
-// querier is a *sql.Tx or a *sql.DB.
+// querier is a *sql.Tx, a *sql.DB or a writerQ.
 type querier interface {
 	Exec(query string, args ...any) (sql.Result, error)
 	Query(query string, args ...any) (*sql.Rows, error)
 	QueryRow(query string, args ...any) *sql.Row
+}
+
+// writerQ is the writer goroutine's querier: its Exec runs through statements the writer
+// prepared once (Journal.writerStmt), in tx when tx is set and autocommitted otherwise; Query
+// and QueryRow (rare: a refused claim, a finish that updated nothing) prepare as usual.
+type writerQ struct {
+	j  *Journal
+	tx *sql.Tx
+}
+
+func (q writerQ) Exec(query string, args ...any) (sql.Result, error) {
+	st, err := q.j.writerStmt(query)
+	if err != nil {
+		return nil, err
+	}
+	if q.tx != nil {
+		// The transaction's connection reuses the statement when it was prepared on it already
+		// (database/sql Tx.Stmt), and the returned one is closed with the transaction.
+		st = q.tx.Stmt(st)
+	}
+	return st.Exec(args...)
+}
+
+func (q writerQ) Query(query string, args ...any) (*sql.Rows, error) {
+	if q.tx != nil {
+		return q.tx.Query(query, args...)
+	}
+	return q.j.db.Query(query, args...)
+}
+
+func (q writerQ) QueryRow(query string, args ...any) *sql.Row {
+	if q.tx != nil {
+		return q.tx.QueryRow(query, args...)
+	}
+	return q.j.db.QueryRow(query, args...)
 }
 
 // claimSQL is the claim rule, the one statement every claim is written with. It inserts the
@@ -208,7 +243,7 @@ func (j *Journal) ClaimAll(cs []Claim) ([]error, error) {
 		reqs[i] = claimReq{c: c, epoch: epoch}
 	}
 	resps := make([]claimResp, len(cs))
-	if err := j.write(func(tx *sql.Tx) error { return insertClaims(tx, reqs, resps) }); err != nil {
+	if err := j.write(func(tx *sql.Tx) error { return j.insertClaims(tx, reqs, resps) }); err != nil {
 		return nil, fmt.Errorf("record %d slots: %w", len(cs), err)
 	}
 	errs := make([]error, len(cs))

@@ -46,7 +46,10 @@ type Journal struct {
 	versionConn *sql.Conn
 	versionStmt *sql.Stmt
 
-	writes     chan writeReq // to the single writer goroutine (batch.go)
+	writes chan writeReq // to the single writer goroutine (batch.go)
+	// stmts are the writer goroutine's prepared statements by their SQL (writerStmt); only
+	// that goroutine touches the map.
+	stmts      map[string]*sql.Stmt
 	claimQueue chan claimReq // claims, served first
 	// writeBegan receives (without blocking the writer, capacity 1) when a transaction begins:
 	// WriteBegan.

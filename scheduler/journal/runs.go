@@ -44,7 +44,7 @@ func (j *Journal) Finish(id int64, f Result) error {
 		started, lateBy = f.Started.UnixNano(), int64(f.LateBy)
 	}
 	err := j.write1(func(tx *sql.Tx) error {
-		res, err := tx.Exec(`UPDATE runs SET outcome = ?, reason = ?, finished = ?, exit_code = ?, attempts = ?,
+		res, err := j.inWriter(tx).Exec(`UPDATE runs SET outcome = ?, reason = ?, finished = ?, exit_code = ?, attempts = ?,
 			summary = ?, output = ?, started = COALESCE(?, started), late_by = COALESCE(?, late_by)
 			WHERE id = ? AND `+fenced,
 			f.Outcome, f.Reason, f.Finished.UnixNano(), exit, f.Attempts, f.Summary, f.Output, started, lateBy,

@@ -9,12 +9,13 @@ import (
 	"github.com/routinely/routinely/ownership"
 )
 
-// refreshLoop publishes a snapshot every tick and whenever poke asks, until ctx ends.
+// refreshLoop publishes a snapshot every refreshEvery and whenever poke asks, until ctx ends.
 func (s *Session) refreshLoop(ctx context.Context) {
-	t := time.NewTicker(s.opts.Tick)
+	t := time.NewTimer(s.opts.Tick)
 	defer t.Stop()
 	for {
 		s.publish()
+		t.Reset(s.refreshEvery())
 		select {
 		case <-ctx.Done():
 			return
@@ -22,6 +23,20 @@ func (s *Session) refreshLoop(ctx context.Context) {
 		case <-s.kick:
 		}
 	}
+}
+
+// refreshEvery is the one rule for how often the state is refreshed: Options.TrayTick while
+// this app owns, no takeover request waits for an answer (its notification is withdrawn when
+// it expires) and no window shows the state; Options.Tick otherwise. An idle tray app owning
+// the routines then makes one snapshot in ten seconds instead of ten (footprint.sh, README).
+func (s *Session) refreshEvery() time.Duration {
+	s.mu.Lock()
+	h, owning := s.handle, s.mode == ModeOwning
+	s.mu.Unlock()
+	if owning && h != nil && h.Pending() == nil && s.opts.WindowShown != nil && !s.opts.WindowShown() {
+		return s.opts.TrayTick
+	}
+	return s.opts.Tick
 }
 
 func (s *Session) publish() {
@@ -44,7 +59,7 @@ func (s *Session) Snapshot() State {
 		st.Policy, st.Pending = h.Policy(), h.Pending()
 	}
 
-	status, err := s.obs.status()
+	status, err := s.ownerStatus(h)
 	st.Owner = status
 	if err != nil && st.Notice == "" {
 		st.Notice = err.Error()
@@ -70,6 +85,16 @@ func (s *Session) Snapshot() State {
 	v := s.obs.routines(now)
 	st.Routines, st.Problems, st.ConfigErr, st.ConfigProblem, st.LastGood = v.states, v.problems, v.err, v.broken, v.lastGood
 	return st
+}
+
+// ownerStatus is ownership as this app shows it: from h's memory while h owns (this app is the
+// owner, and looking at the state directory would only read back what it wrote), else what the
+// observer sees.
+func (s *Session) ownerStatus(h *ownership.Handle) (ownership.Status, error) {
+	if h != nil && !isClosed(h.Lost()) {
+		return h.Status(), nil
+	}
+	return s.obs.status()
 }
 
 // stuck judges the owner as seen now (see stuckFrom).

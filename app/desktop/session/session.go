@@ -26,7 +26,17 @@ type Options struct {
 	// wait for the UI loop: the desktop updates the tray at once and hands the snapshot to the
 	// UI goroutine with fyne.Do.
 	Publish func(State)
-	Tick    time.Duration // how often the observed state is refreshed; 0 → 1 s
+	// Tick is how often the state is refreshed while a window shows it or another process owns
+	// (the window's countdowns, the diagnoses of that owner); 0 → 1 s.
+	Tick time.Duration
+	// TrayTick is how often it is refreshed while this app owns and no window shows it: only
+	// the tray shows it then, and nothing in the tray counts seconds; 0 → 10 s. Whatever
+	// changes the tray's look at once (a takeover request, a change of mode, a notice, an
+	// ownership event) publishes at once either way.
+	TrayTick time.Duration
+	// WindowShown (nil: always) reports whether a window shows the state now. Call Refresh when
+	// one opens.
+	WindowShown func() bool
 	// Executable is the binary the login item starts; "" → os.Executable.
 	Executable string
 	// Autostart manages the login item; the zero Manager is the operating system's own (tests
@@ -66,6 +76,9 @@ type Session struct {
 func New(opts Options) *Session {
 	if opts.Tick == 0 {
 		opts.Tick = time.Second
+	}
+	if opts.TrayTick == 0 {
+		opts.TrayTick = 10 * time.Second
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -359,6 +372,10 @@ func (s *Session) setNotice(n string) {
 	s.mu.Unlock()
 	s.poke()
 }
+
+// Refresh publishes a fresh snapshot soon (it does not wait): the desktop calls it when a
+// window opens, so the window gets the state at once and then every Tick.
+func (s *Session) Refresh() { s.poke() }
 
 // poke asks the refresh loop for a snapshot now, without waiting.
 func (s *Session) poke() {

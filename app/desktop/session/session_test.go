@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -583,5 +584,86 @@ func TestBrokenConfigShowsTheLastGoodSet(t *testing.T) {
 	v := o.routines(time.Now())
 	if !v.lastGood || v.broken == nil || v.broken.Line != 5 || len(v.states) != 1 || v.states[0].Name != "quiet" {
 		t.Errorf("observer: %+v; want the last good routine and the error at line 5", v)
+	}
+}
+
+// publishes counts the snapshots a session publishes and keeps the newest.
+type publishes struct {
+	mu     sync.Mutex
+	n      int
+	latest State
+}
+
+func (p *publishes) publish(st State) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.n++
+	p.latest = st
+}
+
+func (p *publishes) get() (int, State) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.n, p.latest
+}
+
+// countOver returns how many snapshots were published during d.
+func (p *publishes) countOver(d time.Duration) int {
+	n0, _ := p.get()
+	time.Sleep(d)
+	n1, _ := p.get()
+	return n1 - n0
+}
+
+func TestTheTrayAloneIsRefreshedSeldom(t *testing.T) {
+	var pubs publishes
+	var shown atomic.Bool
+	p, err := paths.Resolve(filepath.Join(t.TempDir(), "home"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := newSessionAt(t, p, func(o *Options) {
+		o.Tick, o.TrayTick, o.Publish = 50*time.Millisecond, time.Hour, pubs.publish
+		o.WindowShown = shown.Load
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for _, st := pubs.get(); !ownsOne(st); _, st = pubs.get() {
+		if time.Now().After(deadline) {
+			t.Fatalf("no snapshot of the app owning within 10 s (last: mode %d)", st.Mode)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // the start's last pokes
+	// Every 50 ms would be 30 in 1.5 s.
+	if n := pubs.countOver(1500 * time.Millisecond); n > 2 {
+		t.Errorf("owning with no window: %d snapshots in 1.5 s, want the tray's tick (1 h) and none meanwhile", n)
+	}
+	if _, st := pubs.get(); st.Owner.Record == nil || st.Owner.Record.PID != os.Getpid() || !st.Owner.Held || len(st.Owner.Diagnoses) != 0 {
+		t.Errorf("the app shows itself as %+v, want a healthy owner with its own pid", st.Owner)
+	}
+
+	shown.Store(true)
+	s.Refresh()
+	if n := pubs.countOver(time.Second); n < 10 {
+		t.Errorf("with a window shown: %d snapshots in 1 s, want one every 50 ms", n)
+	}
+
+	// A takeover request waiting for an answer is refreshed every Tick with no window too, so
+	// its notification is withdrawn when it expires.
+	shown.Store(false)
+	_, lines := startChallenger(t, p.State, 3*time.Second)
+	waitFor(t, s, 4*time.Second, "takeover prompt", func(st State) bool { return st.Pending != nil })
+	if n := pubs.countOver(500 * time.Millisecond); n < 5 {
+		t.Errorf("with a request pending and no window: %d snapshots in 0.5 s, want one every 50 ms", n)
+	}
+	if got := line(t, lines, 10*time.Second); got != "denied" && got != "timeout" {
+		t.Fatalf("challenger: %q, want it refused after the deadline", got)
+	}
+	deadline = time.Now().Add(3 * time.Second)
+	for _, st := pubs.get(); st.Pending != nil; _, st = pubs.get() {
+		if time.Now().After(deadline) {
+			t.Fatal("the published state still shows the request 3 s after it expired")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

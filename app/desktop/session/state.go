@@ -27,7 +27,7 @@ const (
 type State struct {
 	Mode       Mode
 	Now        time.Time
-	Owner      ownership.Status  // as an observer sees the state directory
+	Owner      ownership.Status  // as an observer sees the state directory (Handle.Status while this app owns)
 	Self       *ownership.Record // this app's own record while it owns
 	Pending    *ownership.Request
 	Routines   []scheduler.RoutineState
