@@ -39,6 +39,7 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 // the terminal up and sends SIGHUP to its controlling process) drains: the run in flight
 // finishes with success, the daemon logs SIGHUP, releases and exits 0.
 func TestTerminalClosedDrains(t *testing.T) {
+	needHangups(t)
 	marker := filepath.Join(t.TempDir(), "marker")
 	home := newHome(t, slowRoutine(marker))
 	master, slave := openPTY(t)

@@ -7,12 +7,23 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 )
+
+// needHangups fails the test at once when this process ignores SIGHUP (the tests were started
+// under nohup): the daemons it starts inherit that (an ignored disposition survives execve, see
+// signal(7)), so no hang-up could reach them and the test would only time out.
+func needHangups(t *testing.T) {
+	t.Helper()
+	if signal.Ignored(syscall.SIGHUP) {
+		t.Fatal("SIGHUP is ignored in this test process (started under nohup?) and the daemons it starts inherit that: run the tests without nohup")
+	}
+}
 
 // slowRoutine is a config with one routine, "slow", that never fires by itself during a test
 // and, when run, writes "start" to marker, works for 2 s, then writes "end".
@@ -69,6 +80,7 @@ func assertDrained(t *testing.T, home, marker string) {
 // with success, the daemon logs the signal, releases and exits 0. A further SIGHUP, as a shell
 // sends to its jobs after the kernel's, does not cut the drain.
 func TestSIGHUPDrains(t *testing.T) {
+	needHangups(t)
 	marker := filepath.Join(t.TempDir(), "marker")
 	home := newHome(t, slowRoutine(marker))
 	d := start(t, home, "daemon")
@@ -94,6 +106,7 @@ func TestSIGHUPDrains(t *testing.T) {
 // with tee gone with the terminal) still drains on SIGHUP: its log lines fail, they do not kill
 // it (Go's default for a write to a broken pipe on stderr is death by SIGPIPE).
 func TestSIGHUPDrainsWithStderrGone(t *testing.T) {
+	needHangups(t)
 	marker := filepath.Join(t.TempDir(), "marker")
 	home := newHome(t, slowRoutine(marker))
 	r, w, err := os.Pipe()
