@@ -103,11 +103,17 @@ func (p *OwnerPanel) Update(s session.State) {
 	}
 }
 
-// heartbeatText is the age of the owner's last heartbeat.
+// heartbeatText is "on time (every 2s)" while the owner's last heartbeat is at most two
+// intervals old, and its age once it is later than that ("12s ago"): only a late heartbeat is
+// news, and a label that counts the seconds of a healthy one redraws the window every second.
 func heartbeatText(s session.State) string {
 	rec := ownerRecord(s)
 	if rec == nil || rec.HeartbeatAt.IsZero() {
 		return "—"
+	}
+	every := time.Duration(rec.HeartbeatIntervalMS) * time.Millisecond
+	if age := s.Now.Sub(rec.HeartbeatAt); every > 0 && age <= 2*every {
+		return "on time (every " + Duration(every) + ")"
 	}
 	return Duration(s.Now.Sub(rec.HeartbeatAt).Truncate(time.Second)) + " ago"
 }
@@ -124,7 +130,7 @@ func lastRunText(s session.State) string {
 	if j.Finished != nil {
 		state = "done"
 	}
-	return fmt.Sprintf("%s, %s (%s) · %s", j.Routine, Clock(j.Started, s.Now), Countdown(j.Started, s.Now), state)
+	return fmt.Sprintf("%s, %s (%s) · %s", j.Routine, Clock(j.Started, s.Now), Relative(j.Started, s.Now), state)
 }
 
 // tickText is when the scheduler last handled a slot (ran it, or recorded it skipped or
@@ -134,7 +140,7 @@ func tickText(s session.State) string {
 	if rec == nil || rec.LastTickAt.IsZero() {
 		return "none yet"
 	}
-	return Clock(rec.LastTickAt, s.Now) + " (" + Countdown(rec.LastTickAt, s.Now) + ")"
+	return Clock(rec.LastTickAt, s.Now) + " (" + Relative(rec.LastTickAt, s.Now) + ")"
 }
 
 // DevicesText is the owner panel's line about the devices on the hub, "" without a hub: the

@@ -179,7 +179,7 @@ func nextCell(r scheduler.RoutineState, now time.Time) CellText {
 		}
 		return CellText{Top: "—", Bottom: detail, BottomImp: widget.LowImportance}
 	}
-	return CellText{Top: Clock(*r.Next, now), Bottom: Countdown(*r.Next, now), BottomImp: widget.LowImportance}
+	return CellText{Top: Clock(*r.Next, now), Bottom: Relative(*r.Next, now), BottomImp: widget.LowImportance}
 }
 
 // lastCell is the last run's outcome in colour with its duration, and below it when it
