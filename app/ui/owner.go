@@ -111,11 +111,11 @@ func heartbeatText(s session.State) string {
 	if rec == nil || rec.HeartbeatAt.IsZero() {
 		return "—"
 	}
-	every := time.Duration(rec.HeartbeatIntervalMS) * time.Millisecond
-	if age := s.Now.Sub(rec.HeartbeatAt); every > 0 && age <= 2*every {
+	age := s.Now.Sub(rec.HeartbeatAt)
+	if every := time.Duration(rec.HeartbeatIntervalMS) * time.Millisecond; every > 0 && age <= 2*every {
 		return "on time (every " + Duration(every) + ")"
 	}
-	return Duration(s.Now.Sub(rec.HeartbeatAt).Truncate(time.Second)) + " ago"
+	return Duration(age.Truncate(time.Second)) + " ago"
 }
 
 // lastRunText is the last run the owner really started (never a slot it recorded skipped or
