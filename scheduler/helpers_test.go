@@ -139,6 +139,8 @@ type harness struct {
 	// jitter, when set before start, is each run's jitter given the routine's maximum
 	// (default: random).
 	jitter func(max time.Duration) time.Duration
+	// coord, when set before start, is the engine's EngineOptions.Coordinator (default: none).
+	coord Coordinator
 }
 
 // recordingNotifier keeps every notification.
@@ -191,7 +193,7 @@ func (h *harness) start() *Engine {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	e, err := NewEngine(EngineOptions{ConfigPath: h.cfg, Journal: h.j, Gate: h.gate, Clock: h.clock,
-		Logger: logger, WakeClock: h.wake, Notifier: h.notes, OnJournal: h.onJournal})
+		Logger: logger, WakeClock: h.wake, Notifier: h.notes, OnJournal: h.onJournal, Coordinator: h.coord})
 	if err != nil {
 		h.t.Fatal(err)
 	}
