@@ -62,7 +62,11 @@ func TestSlotHeldBehindARefusedHubClaimIsNotLost(t *testing.T) {
 	hub := &flakyHub{answer: make(chan struct{})}
 	h.coord = hub
 	e := h.start()
-	h.clock.BlockUntil(1)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := h.clock.BlockUntilContext(ctx, 1); err != nil {
+		t.Fatalf("the routine's timer was not armed: %v", err)
+	}
 	s1, s2 := start.Add(time.Minute), start.Add(2*time.Minute)
 
 	h.clock.Advance(time.Minute) // s1: its scheduled run asks the hub, which is down
