@@ -20,9 +20,10 @@ func (e *Engine) pollRequests(stop <-chan struct{}) {
 	changes := e.watchJournalFiles(stop)
 	t := time.NewTimer(0)
 	defer t.Stop()
-	written := false // woken by a write to the journal's files
+	var unseen time.Time // when the watch reported a write whose commit no look has seen yet
 	for {
 		if e.journalChanged() {
+			unseen = time.Time{}
 			e.refreshPauses()
 			if !e.serveRequests() {
 				e.pollAgain()
@@ -31,17 +32,21 @@ func (e *Engine) pollRequests(stop <-chan struct{}) {
 		e.runStartPass()
 		e.catchUpRefused()
 		// A write is seen as it starts, before its commit is visible (the -wal is written, then
-		// synced, then the commit published), and the watch may not report the rest of it: after
-		// one, look again within pollEvery.
-		t.Reset(e.nextPoll(changes != nil && !written))
-		written = false
+		// synced, then the commit published), and the watch reports nothing of the rest: until a
+		// look sees the change, look again every pollEvery, for up to commitWait (the fsync of
+		// a busy disk can take longer than one poll; SQLite writers are serialized, so the next
+		// change seen is this write's or comes after it).
+		waiting := !unseen.IsZero() && time.Since(unseen) < commitWait
+		t.Reset(e.nextPoll(changes != nil && !waiting))
 		select {
 		case <-stop:
 			return
 		case <-t.C:
 		case <-e.pollWake:
 		case <-changes:
-			written = true
+			if unseen.IsZero() {
+				unseen = time.Now()
+			}
 			// Most commits are visible a few milliseconds after their first write.
 			select {
 			case <-stop:
@@ -51,6 +56,10 @@ func (e *Engine) pollRequests(stop <-chan struct{}) {
 		}
 	}
 }
+
+// commitWait bounds how long the poller keeps looking every pollEvery for the commit of a write
+// the watch reported (a write that never commits, such as a rolled-back one, is given up then).
+const commitWait = 10 * time.Second
 
 // commitSettle is how long the poller waits after a write to the journal's files is reported
 // before it looks: long enough for most commits (write, fsync, publish) to become visible.
