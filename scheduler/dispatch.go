@@ -141,6 +141,7 @@ func (e *Engine) startLocked(a *armed, ev slotEvent) {
 		refused := e.execute(ctx, r, run)
 		cancel(nil)
 		e.mu.Lock()
+		e.keepHeldLocked(run)
 		a.running = nil
 		next := a.pending
 		a.pending = nil

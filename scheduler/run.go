@@ -54,7 +54,6 @@ func (e *Engine) execute(ctx context.Context, r *config.Routine, run *inflight) 
 		// unclaimed one from the next owner's catch-up should this owner die before the claim.
 		release, ok := e.catchUps.acquire(ctx.Done(), r.Name, ev.slot)
 		if !ok {
-			e.keepHeld(run)
 			e.notStarted(r.Name, ev, context.Cause(ctx), false)
 			return
 		}
@@ -65,7 +64,6 @@ func (e *Engine) execute(ctx context.Context, r *config.Routine, run *inflight) 
 		// Not claimed: the next owner's catch-up pass handles the slot, or this owner's if it
 		// resumes (keepRefusedLocked).
 		e.log.Info("run not admitted", "routine", r.Name, "slot", ev.slot, "err", err)
-		e.keepHeld(run)
 		return true
 	}
 	defer done()
@@ -78,10 +76,8 @@ func (e *Engine) execute(ctx context.Context, r *config.Routine, run *inflight) 
 		var next hubNext
 		hc, next = e.hubClaim(ctx, r, ev)
 		if next != hubRun {
-			// No local claim follows, so nothing else settles the slots a catch-up held while
-			// it waited for the hub: kept as refused, the next catch-up pass handles them
-			// (dropped here, they were lost without a record; found by TestHubTwoDevicesOneSchedule).
-			e.keepHeld(run)
+			// No local claim follows: the slots held meanwhile are kept as refused once execute
+			// returns (startLocked's keepHeldLocked).
 			return next == hubRefused
 		}
 	}

@@ -93,12 +93,15 @@ func (e *Engine) setClaiming(run *inflight) {
 	e.mu.Unlock()
 }
 
-// keepHeld ends run's hold without a claim (a catch-up that never got to claim: the engine
-// stopped, or the gate refused it) and keeps the slots held meanwhile as refused
+// keepHeldLocked ends run's hold if no claim ended it (claimSettled): its run never got to
+// claim — it waited for its jitter, the catch-up limiter or the hub and the engine stopped, the
+// gate refused it, or the hub decided the slot. The slots held meanwhile are kept as refused
 // (keepRefusedLocked): unclaimed, so whoever owns next handles them, this owner if it resumes.
-func (e *Engine) keepHeld(run *inflight) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+// startLocked calls it once execute has returned, so every early return is covered (slots
+// dropped by an early return were lost without a record; TestHubTwoDevicesOneSchedule found
+// one) and none due until then meets the overlap policy of a run that never started. The
+// caller holds e.mu.
+func (e *Engine) keepHeldLocked(run *inflight) {
 	for _, ev := range run.held {
 		e.keepRefusedLocked(run.a, ev)
 	}
