@@ -9,8 +9,10 @@ HUB_BIN := build/routinely-hub
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/routinely/routinely/app/cli.Version=$(VERSION)
 # The desktop build turns Fyne's animations off: a focused entry's blinking cursor alone costs a
-# few % of a core while the window is shown (app/desktop/testdata/footprint.sh).
-GUI_TAGS := no_animations
+# few % of a core while the window is shown (app/desktop/testdata/footprint.sh). no_emoji leaves
+# out Fyne's bundled emoji font, which it parses again for each text style (25 MB of the window
+# process; docs/design.md §6.3): emoji come from the system's fonts.
+GUI_TAGS := no_animations no_emoji
 EXAMPLE_HOME ?= $(CURDIR)/build/example-home
 TORTURE_DURATION ?= 120s
 # What the cgo desktop build needs, and what the tests add (Xvfb, D-Bus, a tray watcher, …).
@@ -97,7 +99,7 @@ bench: build-nogui ## benchmarks; prints the README performance table
 
 FOOTPRINT_SECONDS ?= 300
 footprint: build ## desktop RSS/CPU under Xvfb: tray idle, window shown (app + window process), after closing it, bare-Fyne baseline (in parallel)
-	$(GO) build -o build/fyneidle ./internal/bench/fyneidle
+	$(GO) build -tags '$(GUI_TAGS)' -o build/fyneidle ./internal/bench/fyneidle
 	rc=0; ps=(); for st in idle shown closed; do \
 		bash app/desktop/testdata/footprint.sh ./$(BIN) $(FOOTPRINT_SECONDS) $$st >build/footprint-$$st.txt 2>&1 & ps+=($$!); done; \
 	bash app/desktop/testdata/footprint.sh ./build/fyneidle $(FOOTPRINT_SECONDS) baseline >build/footprint-baseline.txt 2>&1 & ps+=($$!); \

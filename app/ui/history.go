@@ -99,8 +99,7 @@ func NewHistoryView(a Actions) *HistoryView {
 			h.showOutput(h.runs[id.Row].ID)
 		}
 	}
-	h.output = widget.NewMultiLineEntry()
-	h.output.TextStyle = fyne.TextStyle{Monospace: true}
+	h.output = widget.NewMultiLineEntry() // monospace once it shows an output (setOutput)
 	h.output.Wrapping = fyne.TextWrapWord // long lines wrap: no sideways scrolling to read them
 	h.output.SetPlaceHolder("Select a run to see its output")
 	split := container.NewVSplit(h.table, h.output)
@@ -216,7 +215,7 @@ func (h *HistoryView) Load(routine string) {
 				return // another routine was chosen meanwhile and its read answers for it
 			}
 			if err != nil {
-				h.output.SetText(fmt.Sprintf("Cannot read the history: %v", err))
+				h.setOutput(fmt.Sprintf("Cannot read the history: %v", err), false)
 				return
 			}
 			h.runs = runs
@@ -244,14 +243,25 @@ func (h *HistoryView) showOutput(runID int64) {
 			}
 			switch {
 			case err != nil:
-				h.output.SetText(fmt.Sprintf("Cannot read the output: %v", err))
+				h.setOutput(fmt.Sprintf("Cannot read the output: %v", err), false)
 			case len(out) == 0:
-				h.output.SetText("(no output)")
+				h.setOutput("(no output)", false)
 			default:
-				h.output.SetText(string(out))
+				h.setOutput(string(out), true)
 			}
 		})
 	})
+}
+
+// setOutput shows text in the output pane, in monospace only when it is a run's output (code):
+// the monospace fonts are parsed on their first use, a few MB (docs/design.md §6.3).
+func (h *HistoryView) setOutput(text string, code bool) {
+	restyle := h.output.TextStyle.Monospace != code
+	h.output.TextStyle.Monospace = code
+	h.output.SetText(text)
+	if restyle {
+		h.output.Refresh()
+	}
 }
 
 // HistoryCell is what column col of the history table shows of r, seen at now, and its colour

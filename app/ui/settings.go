@@ -46,7 +46,6 @@ func NewSettingsView(a Actions, onError func(error)) *SettingsView {
 	v.policy.Required = true
 	v.path.Wrapping = fyne.TextWrapBreak
 	v.problems.Wrapping = fyne.TextWrapWord
-	v.problems.TextStyle = fyne.TextStyle{Monospace: true}
 	open := widget.NewButton("Open", func() { openConfig(a, v.onError) })
 	v.box = container.NewVBox(
 		v.autostart,
@@ -77,6 +76,9 @@ func (v *SettingsView) Update(s session.State) {
 		v.path.SetText(s.ConfigPath)
 	}
 	if text := ProblemsText(s); v.problems.Text != text {
+		// Monospace only for problems (file:line:col messages): a text style's fonts are parsed
+		// on its first use, a few MB (docs/design.md §6.3), and most windows never show a problem.
+		v.problems.TextStyle.Monospace = s.ConfigErr != "" || len(s.Problems) > 0
 		v.problems.SetText(text)
 	}
 }

@@ -440,6 +440,14 @@ func TestSettingsView(t *testing.T) {
 			t.Errorf("problems %q lack %q", v.problems.Text, want)
 		}
 	}
+	if !v.problems.TextStyle.Monospace {
+		t.Error("config problems are not shown in monospace")
+	}
+	v.Update(standbyState())
+	if v.problems.Text != "No problems found." || v.problems.TextStyle.Monospace {
+		t.Errorf("a config without problems shows %q (monospace %v), want it plain: monospace fonts cost a few MB",
+			v.problems.Text, v.problems.TextStyle.Monospace)
+	}
 	if v.policy.Selected != "Ask me" {
 		t.Errorf("policy shows %q", v.policy.Selected)
 	}
@@ -480,8 +488,14 @@ func TestHistoryViewShowsRunsAndOutput(t *testing.T) {
 	if h.output.Wrapping != fyne.TextWrapWord {
 		t.Error("the output pane does not wrap long lines")
 	}
+	if h.output.TextStyle.Monospace {
+		t.Error("the output pane is monospace before it shows an output (its fonts cost a few MB)")
+	}
 	h.table.Select(widget.TableCellID{Row: 0, Col: hcolOutcome})
 	eventually(t, func() bool { return strings.Contains(h.output.Text, "+ new headline (run 8)") })
+	if !h.output.TextStyle.Monospace {
+		t.Error("a run's output is not shown in monospace")
+	}
 	h.pick.SetSelected("page-watch")
 	if got := rec.Calls(); got[len(got)-1] != "history page-watch" {
 		t.Errorf("choosing a routine read %q", got)

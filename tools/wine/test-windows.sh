@@ -91,7 +91,7 @@ export ROUTINELY_E2E_BIN
 # login-item tests: the nogui build refuses to write a login item it could not start.
 echo "test-windows: building the desktop routinely.exe (cgo; a few minutes on a cold build cache)"
 mkdir -p "$out/desktop"
-CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc GOOS=windows GOARCH=amd64 "$GO" build -tags no_animations \
+CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc GOOS=windows GOARCH=amd64 "$GO" build -tags "no_animations no_emoji" \
   -ldflags '-H windowsgui' -o "$out/desktop/routinely.exe" github.com/routinely/routinely
 ROUTINELY_E2E_DESKTOP_BIN="$("$WINE" winepath -w "$out/desktop/routinely.exe" 2>/dev/null | tr -d '\r')"
 export ROUTINELY_E2E_DESKTOP_BIN

@@ -8,7 +8,7 @@
 #   - a left click on the icon does not open the window again (a new window process);
 #   - the menu's Quit does not end the app after it drained ("desktop app stopped").
 # BINARY is the desktop build (CC=x86_64-w64-mingw32-gcc CGO_ENABLED=1 GOOS=windows go build
-# -tags no_animations). Needs xvfb-run, ImageMagick (import, convert), xdotool, xwininfo and Wine.
+# -tags "no_animations no_emoji"). Needs xvfb-run, ImageMagick (import, convert), xdotool, xwininfo and Wine.
 # Environment: WINEPREFIX (required): a prefix whose system32 holds the bcryptprimitives.dll
 # ProcessPrng shim that Go 1.22+ binaries need under Wine 8.0 (`make test-windows` makes one under
 # build/wine/prefix); WINE (default /usr/lib/wine/wine64); OUT (default build/wine-tray): the
