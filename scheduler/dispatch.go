@@ -138,6 +138,8 @@ func (e *Engine) startLocked(a *armed, ev slotEvent) {
 	e.runs.Add(1)
 	go func() {
 		defer e.runs.Done()
+		defer e.changed() // the run has ended (or never started): its routine is idle again
+		e.changed()       // it is running
 		refused := e.execute(ctx, r, run)
 		cancel(nil)
 		e.mu.Lock()
@@ -237,4 +239,5 @@ func (e *Engine) record(name string, ev slotEvent, outcome, reason string) {
 		_ = e.j.AnswerRequest(ev.requestID, id, "")
 	}
 	e.noteTick()
+	e.changed()
 }

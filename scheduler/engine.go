@@ -36,6 +36,12 @@ type EngineOptions struct {
 	// since and nil err, when it accepts them again. Calls come in order, one at a time; it must
 	// not block (ownership.Handle.NoteJournal fits).
 	OnJournal func(since time.Time, err error)
+	// OnChange, if set, is told that what Routines, Problems or ConfigError return may have
+	// changed: a run started or ended, a slot was recorded without a run, the pauses were read
+	// again, or routines.toml was applied or found broken. Calls come from any goroutine, often
+	// several for one change; it must not block or call the Engine (the desktop's
+	// session.Refresh fits: it coalesces them into one snapshot).
+	OnChange func()
 	// Coordinator, if set, shares the routines with the owners of other devices through a hub
 	// (docs/design.md#9-devices); nil: this device runs every routine alone.
 	Coordinator Coordinator
@@ -359,6 +365,13 @@ func (e *Engine) ConfigError() *config.Problem {
 	}
 	p := *e.broken
 	return &p
+}
+
+// changed tells EngineOptions.OnChange that the routines' state may have changed.
+func (e *Engine) changed() {
+	if e.opts.OnChange != nil {
+		e.opts.OnChange()
+	}
 }
 
 // Duplicates returns how many times a slot reached the engine again after it was handled and was

@@ -141,6 +141,8 @@ type harness struct {
 	jitter func(max time.Duration) time.Duration
 	// coord, when set before start, is the engine's EngineOptions.Coordinator (default: none).
 	coord Coordinator
+	// onChange, when set before start, is the engine's EngineOptions.OnChange.
+	onChange func()
 }
 
 // recordingNotifier keeps every notification.
@@ -193,7 +195,8 @@ func (h *harness) start() *Engine {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	e, err := NewEngine(EngineOptions{ConfigPath: h.cfg, Journal: h.j, Gate: h.gate, Clock: h.clock,
-		Logger: logger, WakeClock: h.wake, Notifier: h.notes, OnJournal: h.onJournal, Coordinator: h.coord})
+		Logger: logger, WakeClock: h.wake, Notifier: h.notes, OnJournal: h.onJournal, Coordinator: h.coord,
+		OnChange: h.onChange})
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -166,5 +166,6 @@ func (e *Engine) settleElsewhere(routine string, slot time.Time, device, reason 
 		e.log.Error("record another device's interrupted run", "routine", routine, "slot", slot, "device", device, "err", err)
 	default:
 		e.log.Warn("run interrupted on another device", "routine", routine, "slot", slot, "device", device, "reason", reason)
+		e.changed()
 	}
 }

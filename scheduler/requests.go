@@ -4,6 +4,7 @@ package scheduler
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 	"time"
 
@@ -230,8 +231,18 @@ func (e *Engine) refreshPauses() {
 		return
 	}
 	e.mu.Lock()
+	same := maps.EqualFunc(e.pauses, p, samePause)
 	e.pauses = p
 	e.mu.Unlock()
+	if !same {
+		e.changed()
+	}
+}
+
+// samePause reports whether a and b pause alike (until compared as instants).
+func samePause(a, b journal.Pause) bool {
+	return a.Paused == b.Paused && a.Note == b.Note && (a.Until == nil) == (b.Until == nil) &&
+		(a.Until == nil || a.Until.Equal(*b.Until))
 }
 
 // pauseOfLocked returns routine's effective pause at now from the cache: its own, else the

@@ -323,6 +323,7 @@ func (e *Engine) recordUnrecordedLocked() bool {
 			failed = err
 			break
 		}
+		e.changed()
 		for i, rerr := range refusals {
 			switch {
 			case rerr == nil:

@@ -74,6 +74,7 @@ func (e *Engine) watchConfig(w *fsnotify.Watcher, stop <-chan struct{}) {
 // right after that pass (runStartPass), which must see the schedules the slots were missed
 // under.
 func (e *Engine) Reload() {
+	defer e.changed()
 	e.mu.Lock()
 	wait := e.startLast != nil
 	if wait {

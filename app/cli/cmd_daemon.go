@@ -122,7 +122,7 @@ func runDaemon(ctx context.Context, e *env, o daemonOptions) error {
 			fmt.Fprintln(e.stderr, startupLine(eng.Routines(), h.Epoch(), p.Config, e.now()))
 			return nil
 		}
-		if err := owning.Serve(ctx, h, p, owning.LogNotifier{Logger: e.logger}, e.logger, started); err != nil {
+		if err := owning.Serve(ctx, h, p, owning.LogNotifier{Logger: e.logger}, e.logger, owning.Hooks{Started: started}); err != nil {
 			return err
 		}
 		if ctx.Err() != nil {

@@ -220,7 +220,8 @@ func runHere(ctx context.Context, e *env, p paths.Paths, o runOptions) error {
 	started := make(chan struct{})
 	served := make(chan error, 1)
 	go func() {
-		served <- owning.Serve(serveCtx, h, p, owning.LogNotifier{Logger: e.logger}, e.logger, func(*scheduler.Engine) func() { close(started); return nil })
+		served <- owning.Serve(serveCtx, h, p, owning.LogNotifier{Logger: e.logger}, e.logger,
+			owning.Hooks{Started: func(*scheduler.Engine) func() { close(started); return nil }})
 	}()
 	select {
 	case err := <-served:

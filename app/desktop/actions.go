@@ -47,7 +47,7 @@ type actions struct {
 // Fyne's loop if it has not run yet. Any goroutine may call it (tray clicks arrive on the
 // tray's own).
 func (a *actions) ShowWindow() {
-	defer a.Refresh() // the window gets the state every second from now on (windowShown)
+	defer a.Refresh() // the new window gets the state at once
 	if a.spawner != nil {
 		if err := a.spawner.Show(); err != nil && !errors.Is(err, bridge.ErrShut) {
 			a.logger.Error("cannot open the window", "err", err)
@@ -58,16 +58,6 @@ func (a *actions) ShowWindow() {
 		a.win.Show()
 		a.win.RequestFocus()
 	})
-}
-
-// windowShown reports whether a window may show the session's state now (session.Options.
-// WindowShown): a window process runs, or, with the window in this process, Fyne's loop has
-// started (a hidden in-process window is not told apart from a shown one).
-func (a *actions) windowShown() bool {
-	if a.spawner != nil {
-		return a.spawner.PID() != 0
-	}
-	return a.loop.live()
 }
 
 // OpenConfig opens routines.toml with the person's default app (its folder if it is missing).

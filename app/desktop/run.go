@@ -62,13 +62,11 @@ func Run(ctx context.Context, p paths.Paths, background bool, version string, lo
 	pub := &publisher{loop: loop}
 	alerts, closeAlerts := newAlerter(a, logger)
 	defer closeAlerts() // after the session's last notification (defers run last-in first-out)
-	var acts *actions   // the window's state (windowShown) is known once acts is built below
 	sess := session.New(session.Options{
 		Paths: p, Version: version, Logger: logger, Notifier: ui.Notifier{Alerts: alerts}, Publish: pub.publish,
-		WindowShown: func() bool { return acts.windowShown() },
 	})
 	sessDone, runDone := make(chan struct{}), make(chan struct{})
-	acts = &actions{Session: sess, app: a, p: p, logger: logger, pub: pub, loop: loop,
+	acts := &actions{Session: sess, app: a, p: p, logger: logger, pub: pub, loop: loop,
 		stop: stopSession, done: sessDone, runDone: runDone, exit: os.Exit}
 	if windowInChild {
 		// The window lives in a window process of its own, started when it is wanted and

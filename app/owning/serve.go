@@ -22,10 +22,19 @@ import (
 // it gives up (keeping the guard: the process exiting drops it, and the runs become interrupted).
 var DrainTimeout = 5 * time.Minute
 
+// Hooks are what the caller of Serve hears of the engine; both are optional.
+type Hooks struct {
+	// Started is called with the running engine, which may be read until the func Started
+	// returns is called (if non-nil): Serve calls it after the engine has stopped and before it
+	// closes the journal the engine reads.
+	Started func(*scheduler.Engine) (stopped func())
+	// OnChange is the engine's scheduler.EngineOptions.OnChange: told, without blocking, that the
+	// routines' state may have changed (a run started or ended, a slot was recorded, …).
+	OnChange func()
+}
+
 // Serve runs the routines of profile p while h owns: it opens the journal, starts a
-// scheduler.Engine gated by h, calls started (if non-nil) with the running engine — the engine
-// may be read until the func started returns is called (if non-nil), which Serve does after the
-// engine has stopped and before it closes the journal the engine reads — and returns
+// scheduler.Engine gated by h, calls hooks.Started with the running engine, and returns
 // when ctx ends (then it yields at once — owner.json says yielding, status says draining —,
 // stops the engine, waits for in-flight runs up to DrainTimeout and releases h) or when h is
 // lost (takeover approved: h has already drained and released). While the journal is
@@ -33,11 +42,11 @@ var DrainTimeout = 5 * time.Minute
 // (startWhenJournalWritable). It returns nil in these cases and an error only when the routines
 // cannot be started (not a journal, config unusable); h is released then too, so the caller
 // never has to.
-func Serve(ctx context.Context, h *ownership.Handle, p paths.Paths, n scheduler.Notifier, logger *slog.Logger, started func(*scheduler.Engine) (stopped func())) error {
+func Serve(ctx context.Context, h *ownership.Handle, p paths.Paths, n scheduler.Notifier, logger *slog.Logger, hooks Hooks) error {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	j, eng, err := startWhenJournalWritable(ctx, h, p, n, logger)
+	j, eng, err := startWhenJournalWritable(ctx, h, p, n, logger, hooks.OnChange)
 	if err != nil || eng == nil {
 		release(h, logger)
 		return err
@@ -47,8 +56,8 @@ func Serve(ctx context.Context, h *ownership.Handle, p paths.Paths, n scheduler.
 	for _, pr := range eng.Problems() {
 		logger.Warn("routine disabled", "where", fmt.Sprintf("%s:%d:%d", pr.File, pr.Line, pr.Col), "routine", pr.Routine, "problem", pr.Message)
 	}
-	if started != nil {
-		if stopped := started(eng); stopped != nil {
+	if hooks.Started != nil {
+		if stopped := hooks.Started(eng); stopped != nil {
 			defer stopped() // runs before the deferred j.Close: nobody reads a closed journal
 		}
 	}
@@ -105,7 +114,7 @@ var (
 // takeover approved during the start fenced it (a handover). Errors: a journal that is not one
 // (journal.ErrNotJournal), a config the engine cannot start with, a newer owner
 // (journal.ErrFenced), wrapped.
-func startWhenJournalWritable(ctx context.Context, h *ownership.Handle, p paths.Paths, n scheduler.Notifier, logger *slog.Logger) (*journal.Journal, *scheduler.Engine, error) {
+func startWhenJournalWritable(ctx context.Context, h *ownership.Handle, p paths.Paths, n scheduler.Notifier, logger *slog.Logger, onChange func()) (*journal.Journal, *scheduler.Engine, error) {
 	notes := &journalNotes{h: h}
 	wait := journalRetryMin
 	for {
@@ -115,7 +124,7 @@ func startWhenJournalWritable(ctx context.Context, h *ownership.Handle, p paths.
 		stopSlow := attempt.AfterFunc(time.Second, func() {
 			notes.starting(began, errors.New("waiting for the journal to accept writes (another process holds its lock, or the disk is failing)"))
 		})
-		j, eng, err := startEngine(h, p, n, logger, notes.engine)
+		j, eng, err := startEngine(h, p, n, logger, notes.engine, onChange)
 		stopSlow()
 		attempt.End()
 		if err == nil {
@@ -201,9 +210,9 @@ func (n *journalNotes) started(logger *slog.Logger) {
 }
 
 // startEngine makes one attempt at opening p's journal and starting an engine gated by h on it,
-// reporting journal trouble to onJournal; on failure nothing is left open. Errors: the
+// reporting journal trouble to onJournal and changes of the routines' state to onChange; on failure nothing is left open. Errors: the
 // journal's, the engine's, wrapped.
-func startEngine(h *ownership.Handle, p paths.Paths, n scheduler.Notifier, logger *slog.Logger, onJournal func(time.Time, error)) (*journal.Journal, *scheduler.Engine, error) {
+func startEngine(h *ownership.Handle, p paths.Paths, n scheduler.Notifier, logger *slog.Logger, onJournal func(time.Time, error), onChange func()) (*journal.Journal, *scheduler.Engine, error) {
 	coord, err := hubClient(p, h.Record().Version, logger)
 	if err != nil {
 		return nil, nil, err
@@ -216,6 +225,7 @@ func startEngine(h *ownership.Handle, p paths.Paths, n scheduler.Notifier, logge
 		ConfigPath: p.Config, Journal: j, Gate: h, Notifier: n, Logger: logger,
 		UserAgent:   action.UserAgent(h.Record().Version),
 		OnJournal:   onJournal, // observers say journal-unwritable while claims are refused
+		OnChange:    onChange,
 		Coordinator: coord,
 	})
 	if err != nil {

@@ -89,11 +89,11 @@ func TestServeStopsAndReleasesOnCancel(t *testing.T) {
 	var log syncbuf.Buffer
 	done := make(chan error, 1)
 	go func() {
-		done <- Serve(ctx, h, p, LogNotifier{}, slog.New(slog.NewTextHandler(&log, nil)), func(e *scheduler.Engine) func() {
+		done <- Serve(ctx, h, p, LogNotifier{}, slog.New(slog.NewTextHandler(&log, nil)), Hooks{Started: func(e *scheduler.Engine) func() {
 			started <- e.Routines()
 			// The engine must still be readable (its journal open) when Serve says it stopped.
 			return func() { atStop <- e.Routines() }
-		})
+		}})
 	}()
 	select {
 	case rs := <-started:
@@ -140,10 +140,10 @@ func TestServeReturnsWhenTakenOver(t *testing.T) {
 	started, stopped := make(chan struct{}), make(chan bool, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- Serve(context.Background(), h, p, LogNotifier{}, slog.New(slog.DiscardHandler), func(e *scheduler.Engine) func() {
+		done <- Serve(context.Background(), h, p, LogNotifier{}, slog.New(slog.DiscardHandler), Hooks{Started: func(e *scheduler.Engine) func() {
 			close(started)
 			return func() { _, err := JournalEpoch(p); stopped <- err == nil && len(e.Routines()) == 1 }
-		})
+		}})
 	}()
 	select {
 	case <-started:
@@ -206,7 +206,7 @@ func TestServeReturnsWhenTakenOver(t *testing.T) {
 func TestServeBrokenConfigReleases(t *testing.T) {
 	p := profile(t, "[[routine]\nname = ")
 	h := acquire(t, p)
-	err := Serve(context.Background(), h, p, LogNotifier{}, slog.New(slog.DiscardHandler), nil)
+	err := Serve(context.Background(), h, p, LogNotifier{}, slog.New(slog.DiscardHandler), Hooks{})
 	if !errors.Is(err, config.ErrConfig) {
 		t.Fatalf("Serve = %v, want ErrConfig", err)
 	}
@@ -268,7 +268,9 @@ func TestServeFencedByATakeoverDuringStartIsAHandover(t *testing.T) {
 	_ = j.Close()
 	// This owner's start comes only now, fenced.
 	done := make(chan error, 1)
-	go func() { done <- Serve(context.Background(), h, p, LogNotifier{}, slog.New(slog.DiscardHandler), nil) }()
+	go func() {
+		done <- Serve(context.Background(), h, p, LogNotifier{}, slog.New(slog.DiscardHandler), Hooks{})
+	}()
 	select {
 	case err := <-done:
 		if err != nil {

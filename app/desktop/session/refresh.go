@@ -25,16 +25,19 @@ func (s *Session) refreshLoop(ctx context.Context) {
 	}
 }
 
-// refreshEvery is the one rule for how often the state is refreshed: Options.TrayTick while
-// this app owns, no takeover request waits for an answer (its notification is withdrawn when
-// it expires) and no window shows the state; Options.Tick otherwise. An idle tray app owning
-// the routines then makes one snapshot in ten seconds instead of ten (footprint.sh, README).
+// refreshEvery is the one rule for how often the state is refreshed: Options.OwningTick while
+// this app owns and no takeover request waits for an answer (its notification is withdrawn
+// when it expires); Options.Tick otherwise. While this app owns, its engine tells of every
+// change of the routines' state (owning.Hooks.OnChange → poke), and nothing the tray or the
+// window shows then counts seconds (ui.Relative is in whole minutes), so the tick only moves
+// those texts on: an app owning the routines makes one snapshot in ten seconds instead of ten,
+// with or without its window (footprint.sh, README).
 func (s *Session) refreshEvery() time.Duration {
 	s.mu.Lock()
 	h, owning := s.handle, s.mode == ModeOwning
 	s.mu.Unlock()
-	if owning && h != nil && h.Pending() == nil && s.opts.WindowShown != nil && !s.opts.WindowShown() {
-		return s.opts.TrayTick
+	if owning && h != nil && h.Pending() == nil {
+		return s.opts.OwningTick
 	}
 	return s.opts.Tick
 }

@@ -26,17 +26,14 @@ type Options struct {
 	// wait for the UI loop: the desktop updates the tray at once and hands the snapshot to the
 	// UI goroutine with fyne.Do.
 	Publish func(State)
-	// Tick is how often the state is refreshed while a window shows it or another process owns
-	// (the window's countdowns, the diagnoses of that owner); 0 → 1 s.
+	// Tick is how often the state is refreshed while another process owns (its diagnoses, the
+	// stuck-owner countdown) or a takeover request waits (the prompt's countdown); 0 → 1 s.
 	Tick time.Duration
-	// TrayTick is how often it is refreshed while this app owns and no window shows it: only
-	// the tray shows it then, and nothing in the tray counts seconds; 0 → 10 s. Whatever
-	// changes the tray's look at once (a takeover request, a change of mode, a notice, an
-	// ownership event) publishes at once either way.
-	TrayTick time.Duration
-	// WindowShown (nil: always) reports whether a window shows the state now. Call Refresh when
-	// one opens.
-	WindowShown func() bool
+	// OwningTick is how often it is refreshed while this app owns and no request waits: its
+	// engine tells of every change at once (refreshEvery), so the tick only moves the texts
+	// that say "in 4m" or "12m ago" on; 0 → 10 s. Whatever changes the tray's look at once (a
+	// takeover request, a change of mode, a notice, an ownership event) publishes at once too.
+	OwningTick time.Duration
 	// Executable is the binary the login item starts; "" → os.Executable.
 	Executable string
 	// Autostart manages the login item; the zero Manager is the operating system's own (tests
@@ -77,8 +74,8 @@ func New(opts Options) *Session {
 	if opts.Tick == 0 {
 		opts.Tick = time.Second
 	}
-	if opts.TrayTick == 0 {
-		opts.TrayTick = 10 * time.Second
+	if opts.OwningTick == 0 {
+		opts.OwningTick = 10 * time.Second
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -281,14 +278,17 @@ func (s *Session) own(ctx context.Context, h *ownership.Handle) {
 	go s.watchEvents(h)
 	served := make(chan struct{})
 	go s.dropEngine(ctx, h, served)
-	err := owning.Serve(ctx, h, s.opts.Paths, s.opts.Notifier, s.logger, func(e *scheduler.Engine) func() {
-		s.engMu.Lock()
-		if ctx.Err() == nil && !isClosed(h.Lost()) { // else dropEngine has run or is about to
-			s.engine = e
-		}
-		s.engMu.Unlock()
-		s.poke()
-		return s.forgetEngine // waits for a snapshot reading the engine before the journal closes
+	err := owning.Serve(ctx, h, s.opts.Paths, s.opts.Notifier, s.logger, owning.Hooks{
+		Started: func(e *scheduler.Engine) func() {
+			s.engMu.Lock()
+			if ctx.Err() == nil && !isClosed(h.Lost()) { // else dropEngine has run or is about to
+				s.engine = e
+			}
+			s.engMu.Unlock()
+			s.poke()
+			return s.forgetEngine // waits for a snapshot reading the engine before the journal closes
+		},
+		OnChange: s.poke, // a run started or ended, a slot was recorded, routines.toml changed
 	})
 	close(served)
 	s.forgetEngine()

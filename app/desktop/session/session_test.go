@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"github.com/routinely/routinely/app/paths"
 	"github.com/routinely/routinely/internal/syncbuf"
 	"github.com/routinely/routinely/ownership"
+	"github.com/routinely/routinely/scheduler/journal"
 )
 
 // The test binary re-executes itself as a challenger (a daemon asking to take over), so the
@@ -607,6 +607,16 @@ func (p *publishes) get() (int, State) {
 	return p.n, p.latest
 }
 
+// ranOnce reports whether st shows routine idle after a run that succeeded.
+func ranOnce(st State, routine string) bool {
+	for _, r := range st.Routines {
+		if r.Name == routine {
+			return !r.Running && r.Last != nil && r.Last.Outcome == journal.OutcomeSuccess
+		}
+	}
+	return false
+}
+
 // countOver returns how many snapshots were published during d.
 func (p *publishes) countOver(d time.Duration) int {
 	n0, _ := p.get()
@@ -615,16 +625,17 @@ func (p *publishes) countOver(d time.Duration) int {
 	return n1 - n0
 }
 
-func TestTheTrayAloneIsRefreshedSeldom(t *testing.T) {
+// While the app owns, the state is published when it changes (the engine tells of a run
+// starting and ending) and otherwise only every OwningTick, window or not: nothing shown then
+// counts seconds.
+func TestAnOwningAppIsRefreshedOnChangeOnly(t *testing.T) {
 	var pubs publishes
-	var shown atomic.Bool
 	p, err := paths.Resolve(filepath.Join(t.TempDir(), "home"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	s, _ := newSessionAt(t, p, func(o *Options) {
-		o.Tick, o.TrayTick, o.Publish = 50*time.Millisecond, time.Hour, pubs.publish
-		o.WindowShown = shown.Load
+		o.Tick, o.OwningTick, o.Publish = 50*time.Millisecond, time.Hour, pubs.publish
 	})
 	deadline := time.Now().Add(10 * time.Second)
 	for _, st := pubs.get(); !ownsOne(st); _, st = pubs.get() {
@@ -636,25 +647,31 @@ func TestTheTrayAloneIsRefreshedSeldom(t *testing.T) {
 	time.Sleep(200 * time.Millisecond) // the start's last pokes
 	// Every 50 ms would be 30 in 1.5 s.
 	if n := pubs.countOver(1500 * time.Millisecond); n > 2 {
-		t.Errorf("owning with no window: %d snapshots in 1.5 s, want the tray's tick (1 h) and none meanwhile", n)
+		t.Errorf("owning: %d snapshots in 1.5 s, want the owning tick (1 h) and none meanwhile", n)
 	}
 	if _, st := pubs.get(); st.Owner.Record == nil || st.Owner.Record.PID != os.Getpid() || !st.Owner.Held || len(st.Owner.Diagnoses) != 0 {
 		t.Errorf("the app shows itself as %+v, want a healthy owner with its own pid", st.Owner)
 	}
 
-	shown.Store(true)
-	s.Refresh()
-	if n := pubs.countOver(time.Second); n < 10 {
-		t.Errorf("with a window shown: %d snapshots in 1 s, want one every 50 ms", n)
+	// A run's end reaches the published state at once: RunNow's own poke comes before the
+	// engine has even seen the request, so only the engine's word can publish its outcome.
+	if err := s.RunNow("quiet"); err != nil {
+		t.Fatal(err)
+	}
+	deadline = time.Now().Add(10 * time.Second)
+	for _, st := pubs.get(); !ranOnce(st, "quiet"); _, st = pubs.get() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the run's outcome was not published within 10 s (last: %+v)", st.Routines)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 
-	// A takeover request waiting for an answer is refreshed every Tick with no window too, so
-	// its notification is withdrawn when it expires.
-	shown.Store(false)
+	// A takeover request waiting for an answer is refreshed every Tick, so its countdown moves
+	// and its notification is withdrawn when it expires.
 	_, lines := startChallenger(t, p.State, 3*time.Second)
 	waitFor(t, s, 4*time.Second, "takeover prompt", func(st State) bool { return st.Pending != nil })
 	if n := pubs.countOver(500 * time.Millisecond); n < 5 {
-		t.Errorf("with a request pending and no window: %d snapshots in 0.5 s, want one every 50 ms", n)
+		t.Errorf("with a request pending: %d snapshots in 0.5 s, want one every 50 ms", n)
 	}
 	if got := line(t, lines, 10*time.Second); got != "denied" && got != "timeout" {
 		t.Fatalf("challenger: %q, want it refused after the deadline", got)

@@ -4,7 +4,7 @@
 #   bash app/desktop/testdata/footprint.sh BINARY [SECONDS [STATE]]
 # SECONDS defaults to 300. STATE is one of
 #   idle      --background, as started at login: tray only, the window never opened;
-#   shown     the window open (its labels refresh every second): the app and its window process;
+#   shown     the window open: the app and its window process;
 #   closed    the window opened for 15 s, then closed as a window manager does: the app alone,
 #             5 s after the close and then for SECONDS;
 #   baseline  BINARY is a bare program (internal/bench/fyneidle), measured as it is.
