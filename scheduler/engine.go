@@ -98,6 +98,7 @@ type Engine struct {
 	version     int64
 	versionSeen bool
 	repoll      bool
+	looked      atomic.Int64  // how many times journalChanged read the data_version (tests)
 	pollWake    chan struct{} // wakePoller: capacity 1
 	// catchUps holds catch-up runs back to max_parallel_catch_up at a time (catchuplimit.go).
 	catchUps   *catchUpLimiter

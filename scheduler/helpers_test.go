@@ -143,6 +143,8 @@ type harness struct {
 	coord Coordinator
 	// onChange, when set before start, is the engine's EngineOptions.OnChange.
 	onChange func()
+	// pollEvery, when set before start, replaces the poller's 0.5 s.
+	pollEvery time.Duration
 }
 
 // recordingNotifier keeps every notification.
@@ -212,6 +214,9 @@ func (h *harness) start() *Engine {
 	}
 	if h.jitter != nil {
 		e.jitter = h.jitter
+	}
+	if h.pollEvery != 0 {
+		e.pollEvery = h.pollEvery
 	}
 	if err := e.Start(context.Background()); err != nil {
 		h.t.Fatal(err)

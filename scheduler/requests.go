@@ -21,10 +21,10 @@ func (e *Engine) pollRequests(stop <-chan struct{}) {
 	changes := e.watchJournalFiles(stop)
 	t := time.NewTimer(0)
 	defer t.Stop()
-	var unseen time.Time // when the watch reported a write whose commit no look has seen yet
+	var commit commitLooks
 	for {
 		if e.journalChanged() {
-			unseen = time.Time{}
+			commit.seen()
 			e.refreshPauses()
 			if !e.serveRequests() {
 				e.pollAgain()
@@ -32,34 +32,68 @@ func (e *Engine) pollRequests(stop <-chan struct{}) {
 		}
 		e.runStartPass()
 		e.catchUpRefused()
-		// A write is seen as it starts, before its commit is visible (the -wal is written, then
-		// synced, then the commit published), and the watch reports nothing of the rest: until a
-		// look sees the change, look again every pollEvery, for up to commitWait (the fsync of
-		// a busy disk can take longer than one poll; SQLite writers are serialized, so the next
-		// change seen is this write's or comes after it).
-		waiting := !unseen.IsZero() && time.Since(unseen) < commitWait
-		t.Reset(e.nextPoll(changes != nil && !waiting))
+		t.Reset(commit.next(e.nextPoll(changes != nil)))
 		select {
 		case <-stop:
 			return
 		case <-t.C:
 		case <-e.pollWake:
 		case <-changes:
-			if unseen.IsZero() {
-				unseen = time.Now()
-			}
+			commit.reported(e.pollEvery)
 			// Most commits are visible a few milliseconds after their first write.
 			select {
 			case <-stop:
 				return
 			case <-time.After(commitSettle):
 			}
+			// The look below covers every write reported until now: a notice left from the same
+			// commit must not start another wait once the look has seen it.
+			select {
+			case <-changes:
+			default:
+			}
 		}
 	}
 }
 
-// commitWait bounds how long the poller keeps looking every pollEvery for the commit of a write
-// the watch reported (a write that never commits, such as a rolled-back one, is given up then).
+// commitLooks is the poller's wait for the commit of a write the watch reported. A write is
+// seen as it starts, before its commit is visible (the -wal is written, then synced, then the
+// commit published), and the watch reports nothing of the rest: until a look sees a change, the
+// poller looks again after pollEvery, then twice as long each time, for up to commitWait (the
+// fsync of a busy disk can take longer than one poll; SQLite writers are serialized, so the
+// next change seen is this write's or comes after it). A write that never changes what a look
+// sees (a checkpoint, a rolled-back write) costs a few looks, not one every pollEvery.
+type commitLooks struct {
+	since time.Time     // when the write was reported; zero: no commit awaited
+	wait  time.Duration // before the next look
+}
+
+// reported notes a write the watch reported (first: every pollEvery after it).
+func (c *commitLooks) reported(pollEvery time.Duration) {
+	if c.since.IsZero() {
+		c.since, c.wait = time.Now(), pollEvery
+	}
+}
+
+// seen notes that a look saw the journal change: no commit is awaited.
+func (c *commitLooks) seen() { c.since = time.Time{} }
+
+// next returns how long the poller sleeps, given idle, its sleep with no commit awaited.
+func (c *commitLooks) next(idle time.Duration) time.Duration {
+	if c.since.IsZero() {
+		return idle
+	}
+	if time.Since(c.since) >= commitWait {
+		c.since = time.Time{}
+		return idle
+	}
+	d := min(idle, c.wait)
+	c.wait *= 2
+	return d
+}
+
+// commitWait bounds how long the poller looks for the commit of a write the watch reported
+// (commitLooks).
 const commitWait = 10 * time.Second
 
 // commitSettle is how long the poller waits after a write to the journal's files is reported
@@ -165,6 +199,7 @@ func (e *Engine) wakePoller() {
 // pollAgain asked for it. While nothing changes an idle owner's poll is one prepared statement,
 // not two queries. A data_version that cannot be read counts as a change.
 func (e *Engine) journalChanged() bool {
+	e.looked.Add(1)
 	v, err := e.j.DataVersion()
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -1,0 +1,60 @@
+package scheduler
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// An idle owner's poller looks at the journal when a write is reported and then rests: once a
+// look has seen the write's commit, what else the watch reported of that commit starts no
+// further wait; and a write that changes nothing a look can see (a checkpoint, a rolled-back
+// write) costs a few
+// looks spaced ever wider, not one every pollEvery for commitWait. An owner running a routine
+// every 10 s was looking twice a second all day (perf of the tray app, 2026-12-02).
+func TestThePollerRestsAfterAWriteItSaw(t *testing.T) {
+	start := time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)
+	h := newHarness(t, "[[routine]]\nname = \"a\"\nevery = \"1h\"\nrun = [\"/bin/true\"]\n", start)
+	h.pollEvery = 50 * time.Millisecond
+	e := h.start()
+	eventually(t, "the start settled", func() bool { return e.idle() })
+	time.Sleep(500 * time.Millisecond) // the start's own writes and the looks after them
+
+	// Two commits a few milliseconds apart, as a run's claim and its record are: the look after
+	// the first sees both.
+	if err := h.j.SetPaused("a", "by the test", nil); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * time.Millisecond)
+	if err := h.j.SetPaused("a", "by the test, again", nil); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the pause seen", func() bool {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		return e.pauses["a"].Note == "by the test, again"
+	})
+	before := e.looked.Load()
+	time.Sleep(2 * time.Second)
+	// Waiting for a commit already seen would look every 50 ms: 40 times.
+	if n := e.looked.Load() - before; n > 2 {
+		t.Errorf("the poller looked %d times in the 2 s after it saw the write, want at most 2", n)
+	}
+
+	// A write that commits nothing: journal.db's first byte written again as it is.
+	f, err := os.OpenFile(filepath.Join(h.dir, "journal.db"), os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	before = e.looked.Load()
+	if _, err := f.WriteAt([]byte("S"), 0); err != nil { // "SQLite format 3\x00"
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Second)
+	// 20, 70, 170, 370 … ms after it: 6 looks in 3 s; one every 50 ms would be 60.
+	if n := e.looked.Load() - before; n < 1 || n > 8 {
+		t.Errorf("after a write that committed nothing the poller looked %d times in 3 s, want 1 to 8", n)
+	}
+}
