@@ -97,9 +97,11 @@ func (h *Handle) goneReason(req *Request) string {
 // request, and applies the policy: allow and deny decide here; ask hands the request to
 // OnRequest (on its own goroutine, see askUser) and waits for Decide.
 func (h *Handle) newRequest(req *Request) {
-	h.writeReply(Reply{RequestID: req.ID, Decision: DecisionPending, By: "policy", At: time.Now()})
 	h.mu.Lock()
 	h.pending = req
+	// Written under h.mu once the request is recorded: a challenger that reads "pending" finds
+	// the request in Pending, and no Decide can write its answer before this one.
+	h.writeReplyLocked(Reply{RequestID: req.ID, Decision: DecisionPending, By: "policy", At: time.Now()})
 	if h.phase == phaseOwning { // while releasing, the request is answered all the same
 		h.setPhaseLocked(phaseAsking, change{why: "takeover requested"})
 	}
@@ -216,9 +218,16 @@ func (h *Handle) dropRequest(req *Request, why string) {
 
 // writeReply writes takeover.reply.json; a failure is reported like any write failure.
 func (h *Handle) writeReply(r Reply) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.writeReplyLocked(r)
+}
+
+// writeReplyLocked is writeReply for callers that hold h.mu.
+func (h *Handle) writeReplyLocked(r Reply) {
 	if err := writeJSONAtomic(h.dir, replyName, r, false); err != nil {
 		h.log.Warn("takeover reply not written", "err", err)
-		h.reportWriteFailure(err)
+		h.emit(Event{Kind: EventWriteFailed, Err: err})
 	}
 }
 
