@@ -28,7 +28,7 @@ APT_PACKAGES_WINDOWS := gcc-mingw-w64-x86-64-win32 wine64 xvfb xauth xdotool ima
 # What `make test-windows` runs as Windows test binaries under Wine (it then checks the desktop
 # app's tray and window under Wine + Xvfb with app/desktop/testdata/wine-tray.sh).
 WINDOWS_TEST_PKGS := ./ownership/... ./scheduler/... ./app/autostart/... ./app/cli/... ./app/owning/... \
-	./app/paths/... ./internal/atomicfile/... ./internal/e2e/...
+	./app/paths/... ./internal/atomicfile/... ./internal/proctest/... ./internal/e2e/...
 
 .PHONY: help deps deps-windows ensure-build-deps ensure-test-deps ensure-windows-deps build build-nogui build-hub run daemon test test-unit test-gui test-windows bench footprint torture lint package windows clean
 

@@ -22,6 +22,8 @@ import (
 
 	"github.com/gofrs/flock"
 	"go.uber.org/goleak"
+
+	"github.com/routinely/routinely/internal/proctest"
 )
 
 // The test binary re-executes itself as a helper process when envHelper names a mode, so every
@@ -257,21 +259,25 @@ func startHelperAs(tb testing.TB, bin string, attr *syscall.SysProcAttr, mode, d
 	if bin == "" {
 		bin = os.Args[0]
 	}
-	cmd := exec.Command(bin, "-test.run=^$")
-	cmd.Env = append(os.Environ(), envHelper+"="+mode, envDir+"="+dir)
-	cmd.Env = append(cmd.Env, env...)
-	cmd.SysProcAttr = attr
-	p := &proc{tb: tb, cmd: cmd, lines: make(chan string, 4096), stderr: &bytes.Buffer{}, exited: make(chan struct{})}
-	cmd.Stdout = &lineWriter{ch: p.lines}
-	cmd.Stderr = p.stderr
-	stdin, err := cmd.StdinPipe()
+	p := &proc{tb: tb, lines: make(chan string, 4096), stderr: &bytes.Buffer{}, exited: make(chan struct{})}
+	cmd, err := proctest.Start(tb, func() *exec.Cmd {
+		cmd := exec.Command(bin, "-test.run=^$")
+		cmd.Env = append(os.Environ(), envHelper+"="+mode, envDir+"="+dir)
+		cmd.Env = append(cmd.Env, env...)
+		cmd.SysProcAttr = attr
+		cmd.Stdout = &lineWriter{ch: p.lines}
+		cmd.Stderr = p.stderr
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		p.stdin = stdin
+		return cmd
+	})
 	if err != nil {
-		tb.Fatal(err)
-	}
-	p.stdin = stdin
-	if err := cmd.Start(); err != nil {
 		tb.Fatalf("start helper: %v", err)
 	}
+	p.cmd = cmd
 	go func() { _ = cmd.Wait(); close(p.lines); close(p.exited) }()
 	tb.Cleanup(func() {
 		p.kill()
@@ -359,7 +365,10 @@ func exitedPID(tb testing.TB) int {
 	tb.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), envHelper+"=none")
-	_ = cmd.Run() // "none" is no mode: it exits 2 at once
+	cmd, err := proctest.StartCmd(tb, cmd)
+	if err == nil {
+		_ = cmd.Wait() // "none" is no mode: it exits 2 at once
+	}
 	if cmd.ProcessState == nil {
 		tb.Fatal("could not run a short-lived process")
 	}

@@ -4,6 +4,8 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+
+	"github.com/routinely/routinely/internal/proctest"
 )
 
 // ProcessIdentity.State tells the same process from one that merely got its pid, with real
@@ -29,8 +31,8 @@ func TestProcessIdentityState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	child := exec.Command(exe, "-test.run=^$")
-	if err := child.Start(); err != nil {
+	child, err := proctest.StartCmd(t, exec.Command(exe, "-test.run=^$"))
+	if err != nil {
 		t.Fatal(err)
 	}
 	id, err := IdentifyProcess(child.Process.Pid)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/routinely/routinely/internal/proctest"
 	"github.com/routinely/routinely/scheduler/config"
 	"github.com/routinely/routinely/scheduler/journal"
 
@@ -94,8 +95,8 @@ func childCmd(role, dir string, env ...string) *exec.Cmd {
 // startChild starts the test binary in role with dir and extra environment.
 func startChild(t *testing.T, role, dir string, env ...string) *exec.Cmd {
 	t.Helper()
-	cmd := childCmd(role, dir, env...)
-	if err := cmd.Start(); err != nil {
+	cmd, err := proctest.StartCmd(t, childCmd(role, dir, env...))
+	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {

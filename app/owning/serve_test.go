@@ -17,6 +17,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/routinely/routinely/app/paths"
+	"github.com/routinely/routinely/internal/proctest"
 	"github.com/routinely/routinely/internal/syncbuf"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
@@ -152,19 +153,7 @@ func TestServeReturnsWhenTakenOver(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("engine did not start")
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), envChallenger+"="+filepath.Dir(p.Config))
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdin, out := startChallenger(t, filepath.Dir(p.Config))
 	defer func() { _ = stdin.Close(); _ = cmd.Wait() }()
 	line := make(chan string, 1)
 	go func() {
@@ -238,19 +227,7 @@ func TestLogNotifierLogs(t *testing.T) {
 func TestServeFencedByATakeoverDuringStartIsAHandover(t *testing.T) {
 	p := profile(t, "[[routine]]\nname = \"n\"\nevery = \"1h\"\nnotify = { title = \"t\" }\n")
 	h := acquire(t, p) // PolicyAllow: the owner approves by itself
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), envChallenger+"="+filepath.Dir(p.Config))
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdin, out := startChallenger(t, filepath.Dir(p.Config))
 	defer func() { _ = stdin.Close(); _ = cmd.Wait() }()
 	sc := bufio.NewScanner(out)
 	if !sc.Scan() || !strings.HasPrefix(sc.Text(), "owned") {
@@ -282,4 +259,28 @@ func TestServeFencedByATakeoverDuringStartIsAHandover(t *testing.T) {
 	if err := h.Err(); !errors.Is(err, ownership.ErrReleased) {
 		t.Fatalf("handle ended with %v, want ErrReleased", err)
 	}
+}
+
+// startChallenger starts a copy of the test binary as a challenger for the profile whose state
+// directory is dir, and returns it with its stdin and stdout.
+func startChallenger(t *testing.T, dir string) (*exec.Cmd, io.WriteCloser, io.ReadCloser) {
+	t.Helper()
+	var stdin io.WriteCloser
+	var out io.ReadCloser
+	cmd, err := proctest.Start(t, func() *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), envChallenger+"="+dir)
+		var err error
+		if stdin, err = cmd.StdinPipe(); err != nil {
+			t.Fatal(err)
+		}
+		if out, err = cmd.StdoutPipe(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cmd, stdin, out
 }

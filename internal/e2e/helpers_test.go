@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/routinely/routinely/internal/proctest"
 	"github.com/routinely/routinely/internal/syncbuf"
 )
 
@@ -79,9 +79,11 @@ func startCmd(t *testing.T, cmd *exec.Cmd, label string) *proc {
 	if p.cmd.SysProcAttr == nil {
 		p.cmd.SysProcAttr = signalableAttr() // so that signal can reach it (Windows)
 	}
-	if err := p.cmd.Start(); err != nil {
+	started, err := proctest.StartCmd(t, p.cmd)
+	if err != nil {
 		t.Fatalf("start %s: %v", label, err)
 	}
+	p.cmd = started
 	go func() {
 		err := p.cmd.Wait()
 		p.code = exitCode(err)
@@ -183,14 +185,17 @@ func run(t *testing.T, home string, args ...string) (string, string, int) {
 // runBin is run with another routinely binary, binary.
 func runBin(t *testing.T, binary, home string, args ...string) (string, string, int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), cmdTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, append([]string{"--home", home}, args...)...)
+	cmd := exec.Command(binary, append([]string{"--home", home}, args...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.Env = testEnv()
-	err := cmd.Run()
-	if ctx.Err() != nil {
+	cmd, err := proctest.StartCmd(t, cmd)
+	if err != nil {
+		t.Fatalf("start routinely %v: %v", args, err)
+	}
+	overdue := time.AfterFunc(cmdTimeout, func() { _ = cmd.Process.Kill() })
+	err = cmd.Wait()
+	if !overdue.Stop() {
 		t.Fatalf("routinely %v did not finish in %s; stderr:\n%s", args, cmdTimeout, stderr.String())
 	}
 	return stdout.String(), stderr.String(), exitCode(err)

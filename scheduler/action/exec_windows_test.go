@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/routinely/routinely/internal/proctest"
 )
 
 // These tests start real Windows process trees (copies of this test binary) and cmd.exe, and
@@ -108,7 +110,8 @@ func TestOwnerDeathEndsTheRunsTree(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "grandchild.pid")
 	owner := exec.Command(os.Args[0], "-test.run=^$")
 	owner.Env = append(os.Environ(), helperEnv+"=owner", pidFileEnv+"="+pidFile)
-	if err := owner.Start(); err != nil {
+	owner, err := proctest.StartCmd(t, owner)
+	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = owner.Process.Kill(); _ = owner.Wait() }()
