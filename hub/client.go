@@ -51,6 +51,11 @@ type Options struct {
 	StateDir string
 	PID      int // written into hub.json, so a reader can tell it is the live owner's
 	Logger   *slog.Logger
+	// OnChange, if set, is told that what this device sees of the hub changed in more than its
+	// timestamps (connected or not, the error, the devices, their last runs, drift), after
+	// hub.json says so: an owner in the desktop app shows it at once instead of at its next
+	// refresh. It is called from the client's goroutines and must not block.
+	OnChange func()
 }
 
 // holder is the value of a claim.* or run.* key: which device, journal and owner epoch holds it,
@@ -126,6 +131,7 @@ type Client struct {
 	downSince time.Time            // zero: connected
 	downErr   error
 	drift     map[string][]string // routine → the devices that define it differently (reported)
+	shown     string              // stateKey of the State last written (OnChange)
 
 	stop chan struct{}
 	done chan struct{}

@@ -351,3 +351,65 @@ func TestStopAfterTakeoverKeepsTheSuccessorAlive(t *testing.T) {
 		t.Fatalf("desktop's claim while the laptop's new owner runs: %+v, want busy", got)
 	}
 }
+
+// OnChange is told when what the device sees of the hub changes (connected, another device
+// joined, the hub went away), with hub.json already saying so, and not at the refreshes in
+// between, which change only times.
+func TestOnChangeTellsOfHubStateChangesOnly(t *testing.T) {
+	s := startHub(t, newStore(t), "127.0.0.1:0")
+	dir := t.TempDir()
+	var mu sync.Mutex
+	var seen []hub.State // hub.json as each OnChange found it
+	c := hub.New(hub.Options{URL: s.URL, Token: s.Token, Device: "laptop", LivenessTTL: 2 * time.Second,
+		StateDir: dir, PID: os.Getpid(), Logger: quiet(t), OnChange: func() {
+			st, err := hub.ReadState(dir)
+			if err != nil {
+				t.Errorf("hub.json when OnChange was told: %v", err)
+			}
+			mu.Lock()
+			seen = append(seen, st)
+			mu.Unlock()
+		}})
+	if err := c.Start("j-laptop", 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Stop()
+	calls := func() []hub.State {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]hub.State(nil), seen...)
+	}
+	last := func() hub.State {
+		s := calls()
+		if len(s) == 0 {
+			return hub.State{}
+		}
+		return s[len(s)-1]
+	}
+	eventually(t, 10*time.Second, "OnChange with the hub connected", func() bool { return last().Connected })
+
+	// Nothing changes but times for 3.5 s (a refresh every 0.5 s): no call.
+	n := len(calls())
+	time.Sleep(3500 * time.Millisecond)
+	if got := calls(); len(got) != n {
+		t.Fatalf("OnChange told %d more times while only times changed: %+v", len(got)-n, got[n:])
+	}
+
+	// Another device joins: told, with that device in hub.json.
+	join(t, s, "desktop", "j-desktop", 1, "")
+	eventually(t, 10*time.Second, "OnChange with the desktop seen", func() bool {
+		for _, d := range last().Devices {
+			if d.Name == "desktop" && d.Alive {
+				return true
+			}
+		}
+		return false
+	})
+
+	// The hub goes away: told, with hub.json saying not connected.
+	s.Shutdown()
+	eventually(t, 10*time.Second, "OnChange with the hub gone", func() bool {
+		st := last()
+		return !st.Connected && st.Error != ""
+	})
+}

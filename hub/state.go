@@ -83,19 +83,41 @@ func (c *Client) state() State {
 // the desktop app).
 func (c *Client) Snapshot() State { return c.state() }
 
-// writeState replaces hub.json in the state directory (when one is set). A failed write is
-// logged at debug: it only feeds diagnostics.
+// writeState replaces hub.json in the state directory (when one is set), then tells
+// Options.OnChange if the state changed (see stateKey). A failed write is logged at debug: it
+// only feeds diagnostics.
 func (c *Client) writeState() {
-	if c.opts.StateDir == "" {
-		return
+	s := c.state()
+	if c.opts.StateDir != "" {
+		data, err := json.MarshalIndent(s, "", "  ")
+		if err == nil {
+			err = writeNoSync(filepath.Join(c.opts.StateDir, StateFile), append(data, '\n'))
+		}
+		if err != nil {
+			c.log.Debug("write hub.json", "err", err)
+		}
 	}
-	data, err := json.MarshalIndent(c.state(), "", "  ")
-	if err == nil {
-		err = writeNoSync(filepath.Join(c.opts.StateDir, StateFile), append(data, '\n'))
+	key := stateKey(s)
+	c.mu.Lock()
+	changed := key != c.shown
+	c.shown = key
+	c.mu.Unlock()
+	if changed && c.opts.OnChange != nil {
+		c.opts.OnChange()
 	}
-	if err != nil {
-		c.log.Debug("write hub.json", "err", err)
+}
+
+// stateKey is the one rule for when the hub state changed for its readers: s without the times
+// that move at every refresh: UpdatedAt, and each device's LastSeen, which moves while the device
+// is alive (readers show it only for a device that is gone, and its Alive changed when it went).
+func stateKey(s State) string {
+	s.UpdatedAt = time.Time{}
+	s.Devices = append([]DeviceState(nil), s.Devices...)
+	for i := range s.Devices {
+		s.Devices[i].LastSeen = time.Time{}
 	}
+	data, _ := json.Marshal(s) // a State always marshals
+	return string(data)
 }
 
 // writeNoSync replaces path with data (0600) through a temporary file and a rename, without

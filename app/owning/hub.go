@@ -14,10 +14,11 @@ import (
 
 // hubClient returns the hub coordinator for p's routines.toml when it has a [hub] table, and
 // nil (the single-device engine, unchanged) when it has none or cannot be read now (the engine
-// then reports that file). [hub] is read when the routines start: a change applies at the next
+// then reports that file). onChange (may be nil) is told when what the device sees of the hub
+// changed (hub.Options.OnChange). [hub] is read when the routines start: a change applies at the next
 // start. Errors: a [hub] that is invalid or whose token cannot be read, wrapping
 // config.ErrConfig, since running shared routines without the hub could run them twice.
-func hubClient(p paths.Paths, version string, logger *slog.Logger) (scheduler.Coordinator, error) {
+func hubClient(p paths.Paths, version string, logger *slog.Logger, onChange func()) (scheduler.Coordinator, error) {
 	cfg, err := config.LoadConfig(p.Config)
 	if err != nil {
 		return nil, nil
@@ -43,5 +44,5 @@ func hubClient(p paths.Paths, version string, logger *slog.Logger) (scheduler.Co
 	logger.Info("sharing the routines through the hub", "hub", h.URL, "device", h.Device, "offline", h.Offline)
 	return hub.New(hub.Options{URL: h.URL, Token: token, Device: h.Device, LivenessTTL: h.LivenessTTL,
 		OfflineLocal: h.Offline == config.OfflineLocal, Version: version, StateDir: p.State,
-		PID: os.Getpid(), Logger: logger}), nil
+		PID: os.Getpid(), Logger: logger, OnChange: onChange}), nil
 }

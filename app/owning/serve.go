@@ -29,7 +29,8 @@ type Hooks struct {
 	// closes the journal the engine reads.
 	Started func(*scheduler.Engine) (stopped func())
 	// OnChange is the engine's scheduler.EngineOptions.OnChange: told, without blocking, that the
-	// routines' state may have changed (a run started or ended, a slot was recorded, …).
+	// routines' state may have changed (a run started or ended, a slot was recorded, …), and the
+	// hub client's hub.Options.OnChange: what this device sees of the hub changed.
 	OnChange func()
 }
 
@@ -213,7 +214,7 @@ func (n *journalNotes) started(logger *slog.Logger) {
 // reporting journal trouble to onJournal and changes of the routines' state to onChange; on failure nothing is left open. Errors: the
 // journal's, the engine's, wrapped.
 func startEngine(h *ownership.Handle, p paths.Paths, n scheduler.Notifier, logger *slog.Logger, onJournal func(time.Time, error), onChange func()) (*journal.Journal, *scheduler.Engine, error) {
-	coord, err := hubClient(p, h.Record().Version, logger)
+	coord, err := hubClient(p, h.Record().Version, logger, onChange)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -288,7 +288,7 @@ func (s *Session) own(ctx context.Context, h *ownership.Handle) {
 			s.poke()
 			return s.forgetEngine // waits for a snapshot reading the engine before the journal closes
 		},
-		OnChange: s.poke, // a run started or ended, a slot was recorded, routines.toml changed
+		OnChange: s.poke, // a run started or ended, a slot was recorded, routines.toml changed, the hub state changed
 	})
 	close(served)
 	s.forgetEngine()
