@@ -28,6 +28,9 @@ type State struct {
 	Connected bool      `json:"connected"`
 	Since     time.Time `json:"since,omitzero"` // not connected: since when
 	Error     string    `json:"error,omitempty"`
+	// OfflineLocal is the owner's [hub] offline = "local": while not connected it runs the
+	// shared routines alone (the owner's, as [hub] is read when it starts, not routines.toml's now).
+	OfflineLocal bool `json:"offline_local,omitempty"`
 	// Devices are the devices this one has seen on the hub since it started, itself included.
 	Devices []DeviceState `json:"devices"`
 	// Drift lists the shared routines another live device defines differently.
@@ -56,7 +59,8 @@ func (c *Client) state() State {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := State{PID: c.opts.PID, URL: c.opts.URL, Device: c.opts.Device, Connected: c.downSince.IsZero() && c.nc != nil,
-		Since: c.downSince, Devices: []DeviceState{}, Drift: []Drift{}, UpdatedAt: time.Now()}
+		OfflineLocal: c.opts.OfflineLocal,
+		Since:        c.downSince, Devices: []DeviceState{}, Drift: []Drift{}, UpdatedAt: time.Now()}
 	if c.downErr != nil {
 		s.Error = c.downErr.Error()
 	}
@@ -64,7 +68,9 @@ func (c *Client) state() State {
 	for name, d := range c.devices {
 		isSelf := name == c.opts.Device && d.info.Journal == c.journal
 		self = self || isSelf
-		s.Devices = append(s.Devices, DeviceState{Name: name, Self: isSelf, Alive: d.alive || isSelf && s.Connected,
+		// This device is up on the hub exactly while it is connected: the liveness key it saw of
+		// itself before the hub went away says nothing now. Another device is as last seen.
+		s.Devices = append(s.Devices, DeviceState{Name: name, Self: isSelf, Alive: isSelf && s.Connected || !isSelf && d.alive,
 			LastSeen: d.info.Seen, Version: d.info.Version, Last: d.info.Last})
 	}
 	if !self {

@@ -18,14 +18,17 @@ const hubStale = 30 * time.Second
 
 // jsonHub is "hub" in status --json: what the owner sees of the hub; null without a [hub].
 type jsonHub struct {
-	URL       string          `json:"url"`
-	Device    string          `json:"device"`
-	Connected bool            `json:"connected"`
-	Since     *time.Time      `json:"since"` // not connected: since when
-	Error     string          `json:"error"`
-	Devices   []jsonHubDevice `json:"devices"`
-	Drift     []jsonHubDrift  `json:"drift"`
-	UpdatedAt *time.Time      `json:"updated_at"`
+	URL       string     `json:"url"`
+	Device    string     `json:"device"`
+	Connected bool       `json:"connected"`
+	Since     *time.Time `json:"since"` // not connected: since when
+	Error     string     `json:"error"`
+	// OfflineLocal: the owner runs with [hub] offline = "local" (shared routines run here alone
+	// while it cannot reach the hub).
+	OfflineLocal bool            `json:"offline_local"`
+	Devices      []jsonHubDevice `json:"devices"`
+	Drift        []jsonHubDrift  `json:"drift"`
+	UpdatedAt    *time.Time      `json:"updated_at"`
 }
 
 // jsonHubDevice is one device seen on the hub.
@@ -60,6 +63,7 @@ func hubStatus(p paths.Paths, cfg *config.Config, st ownership.Status, now time.
 		return out, nil // the owner has not written it yet (or runs without the hub: restart it)
 	}
 	out.Connected, out.Error, out.Since, out.UpdatedAt = s.Connected, s.Error, nonZero(s.Since), nonZero(s.UpdatedAt)
+	out.OfflineLocal = s.OfflineLocal
 	for _, d := range s.Devices {
 		out.Devices = append(out.Devices, jsonHubDevice{Name: d.Name, Self: d.Self, Alive: d.Alive,
 			LastSeen: nonZero(d.LastSeen), Version: d.Version, Last: d.Last})
@@ -70,9 +74,12 @@ func hubStatus(p paths.Paths, cfg *config.Config, st ownership.Status, now time.
 	switch {
 	case !s.Connected:
 		since := s.Since
+		meanwhile := "shared routines do not run on this device; the missed slots are caught up once it is back"
+		if s.OfflineLocal {
+			meanwhile = `shared routines run on this device alone meanwhile ([hub] offline = "local"), so a slot may also run on another device`
+		}
 		return out, &jsonDiagnosis{Kind: "hub-unreachable", Since: nonZero(since), Message: fmt.Sprintf(
-			"the owner cannot reach the hub %s since %s (%s): shared routines do not run on this device; the missed slots are caught up once it is back",
-			s.URL, fmtTime(&since, now), s.Error)}
+			"the owner cannot reach the hub %s since %s (%s): %s", s.URL, fmtTime(&since, now), s.Error, meanwhile)}
 	case now.Sub(s.UpdatedAt) > hubStale:
 		at := s.UpdatedAt
 		return out, &jsonDiagnosis{Kind: "hub-unreachable", Since: nonZero(at), Message: fmt.Sprintf(

@@ -162,8 +162,12 @@ func hubLines(s session.State) []string {
 		if e := firstLine(h.Error); e != "" {
 			why = " (" + e + ")"
 		}
-		lines = append(lines, fmt.Sprintf("This device has not reached the hub at %s%s%s, so routines shared with your other devices do not run here until it is back: check that the hub is running and that this device is online.",
-			h.URL, since, why))
+		meanwhile := "routines shared with your other devices do not run here until it is back"
+		if h.OfflineLocal {
+			meanwhile = `this device runs the routines shared with your other devices alone ([hub] offline = "local"), and another device may run them too`
+		}
+		lines = append(lines, fmt.Sprintf("This device has not reached the hub at %s%s%s, so %s: check that the hub is running and that this device is online.",
+			h.URL, since, why, meanwhile))
 	}
 	for _, d := range h.Drift {
 		lines = append(lines, fmt.Sprintf("The routine %q is defined differently on %s than here, so it runs under one name with different definitions: make it the same in routines.toml on every device.",

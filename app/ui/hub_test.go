@@ -161,6 +161,15 @@ func TestWedgeBannerShowsHubProblems(t *testing.T) {
 	if LookFor(s) != LookWarning {
 		t.Error("an unreachable hub does not show the warning look")
 	}
+	// With [hub] offline = "local" the shared routines do run here, alone: the banner says so.
+	s.Hub.OfflineLocal = true
+	want = "This device has not reached the hub at nats://192.168.1.5:4222 since 09:12:05 (nats: no servers available for connection), " +
+		`so this device runs the routines shared with your other devices alone ([hub] offline = "local"), and another device may run them too: ` +
+		"check that the hub is running and that this device is online."
+	if got := BannerText(s); got != want {
+		t.Errorf("hub unreachable, offline = local:\n got %q\nwant %q", got, want)
+	}
+	s.Hub.OfflineLocal = false
 
 	s.Hub.Connected, s.Hub.Since, s.Hub.Error = true, time.Time{}, ""
 	s.Hub.Drift = []hub.Drift{{Routine: "morning-briefing", Devices: []string{"laptop", "studio"}}}

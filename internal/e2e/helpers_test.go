@@ -246,8 +246,9 @@ type statusOut struct {
 	} `json:"diagnoses"`
 	Routines []routineOut `json:"routines"`
 	Hub      *struct {
-		Connected bool `json:"connected"`
-		Devices   []struct {
+		Connected    bool `json:"connected"`
+		OfflineLocal bool `json:"offline_local"`
+		Devices      []struct {
 			Name  string `json:"name"`
 			Alive bool   `json:"alive"`
 		} `json:"devices"`

@@ -256,6 +256,44 @@ timeout = "5s"
 	t.Logf("%d slots ran, %d missing (unexplained: %d)", len(ran), missing, unexplained)
 }
 
+// With [hub] offline = "local", a device that cannot reach the hub runs the shared routines
+// alone, and status says so instead of saying they do not run (hub.json carries the owner's
+// setting).
+func TestHubOfflineLocalRunsAloneAndSaysSo(t *testing.T) {
+	h := startHubProc(t, filepath.Join(t.TempDir(), "hub"), "127.0.0.1:0")
+	home := deviceHome(t, h, "laptop", "offline = \"local\"\n\n[[routine]]\nname = \"tick\"\nevery = \"1s\"\nshell = 'true'\n")
+	d := start(t, home, "daemon")
+	waitOwner(t, home, d.pid())
+	waitStatus(t, home, "connected to the hub", func(s statusOut) bool { return s.Hub != nil && s.Hub.Connected })
+
+	h.signal(syscall.SIGTERM)
+	if code := h.wait(cmdTimeout); code != 0 {
+		t.Fatalf("hub: exit %d on SIGTERM", code)
+	}
+	hubDown := time.Now()
+	s := waitStatus(t, home, "hub-unreachable", func(s statusOut) bool { return hasDiagnosis(s, "hub-unreachable") })
+	if s.Hub == nil || s.Hub.Connected || !s.Hub.OfflineLocal {
+		t.Fatalf("status while the hub is down: hub %+v, want not connected, offline_local", s.Hub)
+	}
+	for _, dev := range s.Hub.Devices {
+		if dev.Name == "laptop" && dev.Alive {
+			t.Fatalf("status while the hub is down lists this device as up on it: %+v", s.Hub.Devices)
+		}
+	}
+	for _, dg := range s.Diagnoses {
+		if dg.Kind == "hub-unreachable" && (!strings.Contains(dg.Message, "run on this device alone") || strings.Contains(dg.Message, "do not run")) {
+			t.Fatalf("hub-unreachable says %q, want that the shared routines run here alone", dg.Message)
+		}
+	}
+	waitRun(t, home, "tick", "a run with the hub down", func(r runOut) bool {
+		return r.Slot.After(hubDown.Add(time.Second)) && r.Outcome == "success"
+	})
+	d.signal(syscall.SIGTERM)
+	if code := d.wait(cmdTimeout); code != 0 {
+		t.Fatalf("daemon: exit %d on SIGTERM", code)
+	}
+}
+
 // A [hub] that cannot be used stops the daemon (exit 78, saying what is wrong) instead of
 // running the shared routines alone, which could run them twice; so does a missing token file.
 func TestHubUnusableRefusesToRunAlone(t *testing.T) {
