@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/routinely/routinely/internal/atomicfile"
+	"github.com/routinely/routinely/ownership"
 )
 
 // StateFile is the file in the state directory where a device's owner writes what it sees of
@@ -126,10 +127,12 @@ func stateKey(s State) string {
 	return string(data)
 }
 
-// writeNoSync replaces path with data (0600) through a temporary file and a rename, without
-// fsync: hub.json is rewritten every second and a torn or lost one is only a diagnosis missed.
+// writeNoSync replaces path with data (0600) through a temporary file in the state directory's
+// ownership.TempDir and a rename, without fsync: hub.json is rewritten every tick and a torn or
+// lost one is only a diagnosis missed. The state directory's watchers (the owner's takeover
+// requests, a standby's) then see one event per write, the rename, instead of four.
 func writeNoSync(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
+	f, err := os.CreateTemp(ownership.TempDir(filepath.Dir(path)), filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err
 	}

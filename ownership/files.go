@@ -31,10 +31,12 @@ const (
 	tempDirName = "tmp"
 )
 
-// tempDir returns where writeFileAtomic puts its temp files for dir: dir/tmp, created 0700 when
+// TempDir returns where a state file of the state directory dir is written before its rename
+// into place (writeJSONAtomic here, hub.json in the hub package): dir/tmp, created 0700 when
 // missing, or dir itself when that is anything but a directory of its own (a file, a symbolic
-// link: never written through) or cannot be made.
-func tempDir(dir string) string {
+// link: never written through) or cannot be made. A temp file's name must contain ".tmp-", so
+// that an owner's acquire removes it when a crash left it behind (removeStaleTemps).
+func TempDir(dir string) string {
 	td := filepath.Join(dir, tempDirName)
 	fi, err := os.Lstat(td)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -50,7 +52,7 @@ func tempDir(dir string) string {
 }
 
 // writeJSONAtomic writes v as JSON to dir/name so that readers see the old or the new content,
-// never a mix: temp file in dir/tmp (tempDir), write, (fsync), rename, (fsync dir). With durable
+// never a mix: temp file in dir/tmp (TempDir), write, (fsync), rename, (fsync dir). With durable
 // false the fsyncs are skipped: used for heartbeats, whose content is diagnostics that the next
 // tick rewrites anyway. The temp file is removed on every failure path.
 func writeJSONAtomic(dir, name string, v any, durable bool) error {
@@ -72,7 +74,7 @@ func writeFileAtomic(dir, name string, data []byte, durable bool) (err error) {
 	}()
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
-	tmp := filepath.Join(tempDir(dir), name+tmpMarker+hex.EncodeToString(rnd[:]))
+	tmp := filepath.Join(TempDir(dir), name+tmpMarker+hex.EncodeToString(rnd[:]))
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err

@@ -70,7 +70,7 @@ func TestTempDirThatIsNotADirectoryIsNotUsed(t *testing.T) {
 			dir := testDir(t)
 			td := filepath.Join(dir, tempDirName)
 			elsewhere := plant(t, td)
-			if got := tempDir(dir); got != dir {
+			if got := TempDir(dir); got != dir {
 				t.Fatalf("tempDir = %s, want %s", got, dir)
 			}
 			h := acquireT(t, Options{Dir: dir, HeartbeatInterval: 20 * time.Millisecond})
