@@ -13,13 +13,16 @@ LDFLAGS := -X github.com/routinely/routinely/app/cli.Version=$(VERSION)
 # out Fyne's bundled emoji font, which it parses again for each text style (25 MB of the window
 # process; docs/design.md §6.3): emoji come from the system's fonts.
 GUI_TAGS := no_animations no_emoji
+# fyne package adds tags of its own to -tags with commas, and go refuses a list with both.
+comma := ,
+GUI_TAGS_CSV := $(subst $() $(),$(comma),$(strip $(GUI_TAGS)))
 EXAMPLE_HOME ?= $(CURDIR)/build/example-home
 TORTURE_DURATION ?= 120s
 # What the cgo desktop build needs, and what the tests add (Xvfb, D-Bus, a tray watcher, …).
 APT_PACKAGES_BUILD := gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev \
 	libxinerama-dev libxi-dev libxxf86vm-dev
 APT_PACKAGES_TEST := xvfb xauth dbus dbus-x11 imagemagick xdotool \
-	haskell-status-notifier-item-utils dunst desktop-file-utils systemd tzdata
+	haskell-status-notifier-item-utils dunst desktop-file-utils systemd tzdata xz-utils
 APT_PACKAGES := $(APT_PACKAGES_BUILD) $(APT_PACKAGES_TEST)
 # `make windows` needs the mingw cross compiler; `make test-windows` needs it (for its Wine shim
 # and the desktop routinely.exe), Wine, and Xvfb with its tools for the tray check under Wine:
@@ -118,7 +121,7 @@ lint: ## gofmt, go vet (default, nogui, darwin, windows), staticcheck if install
 	CGO_ENABLED=0 GOOS=windows $(GO) vet -tags nogui ./ownership/... ./scheduler/... ./app/autostart/... ./app/cli/...
 	@if command -v staticcheck >/dev/null; then staticcheck ./...; else echo "staticcheck not installed: skipped"; fi
 
-package: ## Linux release tar.xz via fyne package (binary, .desktop entry, icon)
+package: ## Linux release tar.xz via fyne package (routinely, routinely-hub, .desktop entry, icon)
 	$(GO) install fyne.io/tools/cmd/fyne@v1.7.4
 	@# fyne's -release bumps [Details] Build and rewrites FyneApp.toml, and it writes
 	@# fyne_metadata_init.go into the source tree while it builds: the trap puts the committed
@@ -126,12 +129,16 @@ package: ## Linux release tar.xz via fyne package (binary, .desktop entry, icon)
 	mkdir -p build && cp FyneApp.toml build/FyneApp.toml.keep
 	trap 'mv -f build/FyneApp.toml.keep FyneApp.toml; rm -f fyne_metadata_init.go' EXIT; trap 'exit 130' INT TERM HUP; \
 		GOFLAGS='-ldflags=-X=github.com/routinely/routinely/app/cli.Version=$(VERSION)' \
-		$$($(GO) env GOPATH)/bin/fyne package -os linux -release -tags '$(GUI_TAGS)'
+		$$($(GO) env GOPATH)/bin/fyne package -os linux -release -tags '$(GUI_TAGS_CSV)'
 	mv -f Routinely.tar.xz build/
 	@tar -tJf build/Routinely.tar.xz | grep -qE 'bin/routinely$$' && \
 		tar -tJf build/Routinely.tar.xz | grep -qE 'applications/io\.routinely\.app\.desktop$$' && \
 		tar -tJf build/Routinely.tar.xz | grep -qE 'pixmaps/io\.routinely\.app\.png$$' || \
 		{ echo "build/Routinely.tar.xz lacks the binary, .desktop entry or icon"; exit 1; }
+	@# fyne packages one program; `routinely hub` needs routinely-hub beside it (stripped, as
+	@# fyne's -release strips routinely).
+	CGO_ENABLED=0 $(GO) build -ldflags '-s -w' -o build/package/routinely-hub ./cmd/routinely-hub
+	bash packaging/linux/add-hub.sh build/Routinely.tar.xz build/package/routinely-hub
 	@echo "built build/Routinely.tar.xz"
 
 windows: ## cross-build routinely.exe and routinely-hub.exe (needs `make deps-windows`)
