@@ -132,6 +132,7 @@ type Client struct {
 	downErr   error
 	drift     map[string][]string // routine → the devices that define it differently (reported)
 	shown     string              // stateKey of the State last written (OnChange)
+	delivered map[string]bool     // devices the current watcher delivered before c.ready
 
 	stop chan struct{}
 	done chan struct{}
@@ -149,7 +150,7 @@ func New(opts Options) *Client {
 	}
 	return &Client{opts: opts, log: opts.Logger.With("hub", opts.URL, "device", opts.Device),
 		devices: map[string]*seenDevice{}, runs: map[string]runEntry{}, defs: map[string]string{},
-		drift: map[string][]string{}}
+		drift: map[string][]string{}, delivered: map[string]bool{}}
 }
 
 // Device is this device's name.
@@ -739,9 +740,10 @@ func (c *Client) ensureWatch(kv jetstream.KeyValue) {
 	}
 	c.watcher = nw
 	c.runs = map[string]runEntry{}
-	for _, d := range c.devices {
-		d.alive = false
-	}
+	// The devices keep their last known liveness until the watcher has delivered the keys as
+	// they are (apply): hub.json, the drift check and the desktop then do not show every other
+	// device gone for a tick after each reconnect. Decisions on liveness wait for c.ready anyway.
+	c.delivered = map[string]bool{}
 }
 
 // drainWatch applies what the watcher delivered since the last tick.
@@ -773,6 +775,11 @@ func (c *Client) apply(e jetstream.KeyValueEntry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e == nil {
+		for name, d := range c.devices {
+			if !c.delivered[name] {
+				d.alive = false // no liveness key on the hub as it is now
+			}
+		}
 		c.ready = true
 		return
 	}
@@ -785,6 +792,7 @@ func (c *Client) apply(e jetstream.KeyValueEntry) {
 			d = &seenDevice{}
 			c.devices[name] = d
 		}
+		c.delivered[name] = true
 		d.alive = !gone
 		if !gone {
 			_ = json.Unmarshal(e.Value(), &d.info)

@@ -413,3 +413,111 @@ func TestOnChangeTellsOfHubStateChangesOnly(t *testing.T) {
 		return !st.Connected && st.Error != ""
 	})
 }
+
+// After the hub restarts, the other devices keep their liveness as last seen until the new
+// watcher has delivered the keys as they are: OnChange never shows a live device gone for a
+// tick after the reconnect.
+func TestAReconnectDoesNotShowLiveDevicesGone(t *testing.T) {
+	store := newStore(t)
+	s := startHub(t, store, "127.0.0.1:0")
+	listen := s.URL[len("nats://"):]
+	// The desktop's liveness key outlives the restart by far.
+	desktop := hub.New(hub.Options{URL: s.URL, Token: s.Token, Device: "desktop", LivenessTTL: time.Minute, Logger: quiet(t)})
+	if err := desktop.Start("j-desktop", 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	defer desktop.Stop()
+	var mu sync.Mutex
+	var seen []hub.State
+	dir := t.TempDir()
+	laptop := hub.New(hub.Options{URL: s.URL, Token: s.Token, Device: "laptop", LivenessTTL: 2 * time.Second,
+		StateDir: dir, PID: os.Getpid(), Logger: quiet(t), OnChange: func() {
+			st, _ := hub.ReadState(dir)
+			mu.Lock()
+			seen = append(seen, st)
+			mu.Unlock()
+		}})
+	if err := laptop.Start("j-laptop", 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	defer laptop.Stop()
+	desktopUp := func(st hub.State) bool {
+		for _, d := range st.Devices {
+			if d.Name == "desktop" {
+				return d.Alive
+			}
+		}
+		return false
+	}
+	last := func() (hub.State, int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(seen) == 0 {
+			return hub.State{}, 0
+		}
+		return seen[len(seen)-1], len(seen)
+	}
+	eventually(t, 10*time.Second, "the laptop to see the desktop", func() bool {
+		st, _ := last()
+		return st.Connected && desktopUp(st)
+	})
+
+	for round := range 3 {
+		s.Shutdown()
+		eventually(t, 10*time.Second, "the laptop to notice the hub is gone", func() bool {
+			st, _ := last()
+			return !st.Connected
+		})
+		_, from := last()
+		s = startHub(t, store, listen)
+		eventually(t, 15*time.Second, "the laptop to reconnect", func() bool {
+			st, _ := last()
+			return st.Connected
+		})
+		time.Sleep(time.Second) // the new watcher's keys, and the ticks after them
+		mu.Lock()
+		after := append([]hub.State(nil), seen[from:]...)
+		mu.Unlock()
+		for _, st := range after {
+			if st.Connected && !desktopUp(st) {
+				t.Fatalf("round %d: after the reconnect OnChange showed the desktop gone: %+v", round, after)
+			}
+		}
+	}
+	s.Shutdown()
+}
+
+// A device whose liveness key expired while the hub was down counts as gone once this device has
+// reconnected, although it kept the others' liveness as last seen through the reconnect. (Here
+// the restarted hub delivers the key's expiry marker; a key gone with no marker at all is
+// settled by apply when the new watcher's first delivery ends without it.)
+func TestADeviceThatDiedDuringAnOutageIsGoneAfterTheReconnect(t *testing.T) {
+	store := newStore(t)
+	s := startHub(t, store, "127.0.0.1:0")
+	listen := s.URL[len("nats://"):]
+	dir := t.TempDir()
+	join(t, s, "laptop", "j-laptop", 1, dir)
+	desktop := join(t, s, "desktop", "j-desktop", 1, "")
+	desktopUp := func() (up, known bool) {
+		st, err := hub.ReadState(dir)
+		if err != nil || !st.Connected {
+			return false, false
+		}
+		for _, d := range st.Devices {
+			if d.Name == "desktop" {
+				return d.Alive, true
+			}
+		}
+		return false, false
+	}
+	eventually(t, 10*time.Second, "the laptop to see the desktop", func() bool { up, _ := desktopUp(); return up })
+	s.Shutdown()
+	desktop.Crash() // its key (liveness_ttl 2 s) runs out while the hub is down
+	time.Sleep(3 * time.Second)
+	s = startHub(t, store, listen)
+	defer s.Shutdown()
+	eventually(t, 15*time.Second, "the laptop, reconnected, to see the desktop gone", func() bool {
+		up, known := desktopUp()
+		return known && !up
+	})
+}

@@ -91,8 +91,9 @@ func (c *Client) state() State {
 func (c *Client) Snapshot() State { return c.state() }
 
 // writeState replaces hub.json in the state directory (when one is set), then tells
-// Options.OnChange if the state changed (see stateKey). A failed write is logged at debug: it
-// only feeds diagnostics.
+// Options.OnChange if the state changed since the last write that succeeded (see stateKey). A
+// failed write is logged at debug (it only feeds diagnostics) and tells nothing: a reader of
+// hub.json would find the old state.
 func (c *Client) writeState() {
 	s := c.state()
 	if c.opts.StateDir != "" {
@@ -102,6 +103,7 @@ func (c *Client) writeState() {
 		}
 		if err != nil {
 			c.log.Debug("write hub.json", "err", err)
+			return // no news to tell: readers see the old hub.json; the next write tells
 		}
 	}
 	key := stateKey(s)

@@ -29,10 +29,10 @@ func (s *Session) refreshLoop(ctx context.Context) {
 // this app owns and no takeover request waits for an answer (its notification is withdrawn
 // when it expires); Options.Tick otherwise. While this app owns, its engine tells of every
 // change of the routines' state and its hub client of every change of the hub state
-// (owning.Hooks.OnChange → poke), and nothing the tray or the
-// window shows then counts seconds (ui.Relative is in whole minutes), so the tick only moves
-// those texts on: an app owning the routines makes one snapshot in ten seconds instead of ten,
-// with or without its window (footprint.sh, README).
+// (owning.Hooks.OnChange → poke), and nothing the tray or the window shows then counts seconds
+// (ui.Relative is in whole minutes; only a gone hub device's "last seen 30s ago" moves in steps
+// of the tick), so the tick only moves those texts on: an app owning the routines makes one
+// snapshot in ten seconds instead of ten, with or without its window (footprint.sh, README).
 func (s *Session) refreshEvery() time.Duration {
 	s.mu.Lock()
 	h, owning := s.handle, s.mode == ModeOwning
