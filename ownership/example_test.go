@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/routinely/routinely/internal/proctest"
 	"github.com/routinely/routinely/ownership"
 )
 
@@ -63,18 +64,21 @@ type exampleOwner struct {
 
 // startExampleOwner starts a process that owns dir and returns once it owns.
 func startExampleOwner(dir string) (*exampleOwner, error) {
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), exampleOwnerEnv+"="+dir)
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
+	var stdin io.WriteCloser
+	var stdout io.ReadCloser
+	cmd, err := proctest.Start(proctest.Stderr, func() *exec.Cmd {
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), exampleOwnerEnv+"="+dir)
+		cmd.Stderr = os.Stderr
+		var errIn, errOut error
+		stdin, errIn = cmd.StdinPipe()
+		stdout, errOut = cmd.StdoutPipe()
+		if err := errors.Join(errIn, errOut); err != nil {
+			cmd.Err = err // Start returns it and starts nothing
+		}
+		return cmd
+	})
 	if err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	o := &exampleOwner{cmd: cmd, stdin: stdin}

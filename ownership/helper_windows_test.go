@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/routinely/routinely/internal/proctest"
 )
 
 // osHelperModes: Windows adds none.
@@ -22,9 +24,12 @@ const lockHolderKnown = false
 func spawnChildren() ([]string, error) {
 	var pids []string
 	for range 2 {
-		c := exec.Command(os.Args[0], "-test.run=^$")
-		c.Env = append(os.Environ(), envHelper+"=sleep")
-		if err := c.Start(); err != nil {
+		c, err := proctest.Start(proctest.Stderr, func() *exec.Cmd {
+			c := exec.Command(os.Args[0], "-test.run=^$")
+			c.Env = append(os.Environ(), envHelper+"=sleep")
+			return c
+		})
+		if err != nil {
 			return nil, err
 		}
 		pids = append(pids, fmt.Sprint(c.Process.Pid))

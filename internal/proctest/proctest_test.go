@@ -74,3 +74,13 @@ func TestStartCmdCopiesTheCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A command from exec.CommandContext is started once: a copy could not carry its context.
+func TestStartCmdDoesNotRetryACommandWithAContext(t *testing.T) {
+	c := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^$")
+	c.Err = &fs.PathError{Op: "fork/exec", Path: c.Path, Err: errorInternalError}
+	got, err := StartCmd(t, c)
+	if got != c || !errors.Is(err, errorInternalError) {
+		t.Fatalf("StartCmd = %p, %v; want the command itself (%p) and its start's error", got, err, c)
+	}
+}

@@ -38,9 +38,12 @@ func init() {
 	case "sleep":
 		time.Sleep(5 * time.Minute)
 	case "tree":
-		c := exec.Command(os.Args[0], "-test.run=^$")
-		c.Env = append(os.Environ(), helperEnv+"=sleep")
-		if err := c.Start(); err != nil {
+		c, err := proctest.Start(proctest.Stderr, func() *exec.Cmd {
+			c := exec.Command(os.Args[0], "-test.run=^$")
+			c.Env = append(os.Environ(), helperEnv+"=sleep")
+			return c
+		})
+		if err != nil {
 			fmt.Println("error", err)
 			os.Exit(1)
 		}
