@@ -15,10 +15,10 @@ fail() { echo "add-hub: $*" >&2; exit 1; }
 # fyne's tarball is one directory (routinely/) holding the Makefile and usr/.
 mkdir "$work/pkg"
 tar -xJf "$tarball" -C "$work/pkg"
-mk=$(cd "$work/pkg" && find . -maxdepth 2 -name Makefile -type f | head -n 1)
+mk=$(cd "$work/pkg" && find . -maxdepth 2 -name Makefile -type f -print -quit)
 [ -n "$mk" ] || fail "$tarball has no Makefile: has fyne package changed its layout?"
 top=$(dirname "${mk#./}")
-bin=$(cd "$work/pkg/$top" && find usr -path '*/bin/routinely' -type f | head -n 1)
+bin=$(cd "$work/pkg/$top" && find usr -path '*/bin/routinely' -type f -print -quit)
 [ -n "$bin" ] || fail "$tarball has no usr/.../bin/routinely beside its Makefile: has fyne package changed its layout?"
 install -m 0755 "$hub" "$work/pkg/$top/$(dirname "$bin")/routinely-hub"
 # Each recipe line that installs or removes bin/$(Exec) gets a twin for routinely-hub.
