@@ -231,8 +231,18 @@ func TestUnrecordedKeepsTheNewestSlots(t *testing.T) {
 // slot recorded missed once the lock is gone.
 func TestTheJournalWatcherSleepsWhileTheJournalIsIdle(t *testing.T) {
 	h, conn, reports := lockedJournalHarness(t, 20*time.Second)
-	time.Sleep(2 * journalRetryEvery) // the start's own writes, and the look after them
+	// The start's own writes, and the look a second after each: wait until 1.5 s pass without a
+	// look (on a loaded machine the start can take longer than any fixed sleep).
 	before := h.e.journalChecks.Load()
+	for deadline := time.Now().Add(20 * time.Second); ; before = h.e.journalChecks.Load() {
+		time.Sleep(3 * journalRetryEvery / 2)
+		if h.e.journalChecks.Load() == before {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the journal watcher still looks every second 20 s after the start (%d looks)", h.e.journalChecks.Load())
+		}
+	}
 	time.Sleep(3 * journalRetryEvery)
 	if n := h.e.journalChecks.Load() - before; n != 0 {
 		t.Fatalf("the journal watcher looked %d times in %v of an idle journal, want 0", n, 3*journalRetryEvery)
