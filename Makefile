@@ -126,19 +126,20 @@ package: ## Linux release tar.xz via fyne package (routinely, routinely-hub, .de
 	@# fyne's -release bumps [Details] Build and rewrites FyneApp.toml, and it writes
 	@# fyne_metadata_init.go into the source tree while it builds: the trap puts the committed
 	@# file back and removes the generated one however the command ends (Ctrl-C included).
-	mkdir -p build && cp FyneApp.toml build/FyneApp.toml.keep
+	mkdir -p build && rm -f build/Routinely.tar.xz && cp FyneApp.toml build/FyneApp.toml.keep
 	trap 'mv -f build/FyneApp.toml.keep FyneApp.toml; rm -f fyne_metadata_init.go' EXIT; trap 'exit 130' INT TERM HUP; \
 		GOFLAGS='-ldflags=-X=github.com/routinely/routinely/app/cli.Version=$(VERSION)' \
 		$$($(GO) env GOPATH)/bin/fyne package -os linux -release -tags '$(GUI_TAGS_CSV)'
-	mv -f Routinely.tar.xz build/
-	@tar -tJf build/Routinely.tar.xz | grep -qE 'bin/routinely$$' && \
-		tar -tJf build/Routinely.tar.xz | grep -qE 'applications/io\.routinely\.app\.desktop$$' && \
-		tar -tJf build/Routinely.tar.xz | grep -qE 'pixmaps/io\.routinely\.app\.png$$' || \
-		{ echo "build/Routinely.tar.xz lacks the binary, .desktop entry or icon"; exit 1; }
+	mv -f Routinely.tar.xz build/Routinely.fyne.tar.xz
+	@tar -tJf build/Routinely.fyne.tar.xz | grep -qE 'bin/routinely$$' && \
+		tar -tJf build/Routinely.fyne.tar.xz | grep -qE 'applications/io\.routinely\.app\.desktop$$' && \
+		tar -tJf build/Routinely.fyne.tar.xz | grep -qE 'pixmaps/io\.routinely\.app\.png$$' || \
+		{ echo "fyne's tarball lacks the binary, .desktop entry or icon"; exit 1; }
 	@# fyne packages one program; `routinely hub` needs routinely-hub beside it (stripped, as
-	@# fyne's -release strips routinely).
+	@# fyne's -release strips routinely). build/Routinely.tar.xz appears only once that is done.
 	CGO_ENABLED=0 $(GO) build -ldflags '-s -w' -o build/package/routinely-hub ./cmd/routinely-hub
-	bash packaging/linux/add-hub.sh build/Routinely.tar.xz build/package/routinely-hub
+	bash packaging/linux/add-hub.sh build/Routinely.fyne.tar.xz build/package/routinely-hub build/Routinely.tar.xz
+	rm -f build/Routinely.fyne.tar.xz
 	@echo "built build/Routinely.tar.xz"
 
 windows: ## cross-build routinely.exe and routinely-hub.exe (needs `make deps-windows`)
