@@ -352,40 +352,58 @@ func TestStopAfterTakeoverKeepsTheSuccessorAlive(t *testing.T) {
 	}
 }
 
-// OnChange is told when what the device sees of the hub changes (connected, another device
-// joined, the hub went away), with hub.json already saying so, and not at the refreshes in
-// between, which change only times.
-func TestOnChangeTellsOfHubStateChangesOnly(t *testing.T) {
-	s := startHub(t, newStore(t), "127.0.0.1:0")
+// stateLog records hub.json as each OnChange call found it.
+type stateLog struct {
+	mu   sync.Mutex
+	seen []hub.State
+}
+
+// all returns what was recorded, oldest first.
+func (l *stateLog) all() []hub.State {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]hub.State(nil), l.seen...)
+}
+
+// last returns the newest record, the zero State before the first.
+func (l *stateLog) last() hub.State {
+	all := l.all()
+	if len(all) == 0 {
+		return hub.State{}
+	}
+	return all[len(all)-1]
+}
+
+// startTold starts a client for device on s with its own state directory, whose OnChange
+// records that directory's hub.json in told (a read error fails the test); it is stopped at the
+// test's end.
+func startTold(t *testing.T, s *hubserver.Server, device string, ttl time.Duration, told *stateLog) {
+	t.Helper()
 	dir := t.TempDir()
-	var mu sync.Mutex
-	var seen []hub.State // hub.json as each OnChange found it
-	c := hub.New(hub.Options{URL: s.URL, Token: s.Token, Device: "laptop", LivenessTTL: 2 * time.Second,
+	c := hub.New(hub.Options{URL: s.URL, Token: s.Token, Device: device, LivenessTTL: ttl,
 		StateDir: dir, PID: os.Getpid(), Logger: quiet(t), OnChange: func() {
 			st, err := hub.ReadState(dir)
 			if err != nil {
 				t.Errorf("hub.json when OnChange was told: %v", err)
 			}
-			mu.Lock()
-			seen = append(seen, st)
-			mu.Unlock()
+			told.mu.Lock()
+			told.seen = append(told.seen, st)
+			told.mu.Unlock()
 		}})
-	if err := c.Start("j-laptop", 1, nil); err != nil {
+	if err := c.Start("j-"+device, 1, nil); err != nil {
 		t.Fatal(err)
 	}
-	defer c.Stop()
-	calls := func() []hub.State {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]hub.State(nil), seen...)
-	}
-	last := func() hub.State {
-		s := calls()
-		if len(s) == 0 {
-			return hub.State{}
-		}
-		return s[len(s)-1]
-	}
+	t.Cleanup(c.Stop)
+}
+
+// OnChange is told when what the device sees of the hub changes (connected, another device
+// joined, the hub went away), with hub.json already saying so, and not at the refreshes in
+// between, which change only times.
+func TestOnChangeTellsOfHubStateChangesOnly(t *testing.T) {
+	s := startHub(t, newStore(t), "127.0.0.1:0")
+	var told stateLog
+	startTold(t, s, "laptop", 2*time.Second, &told)
+	calls, last := told.all, told.last
 	eventually(t, 10*time.Second, "OnChange with the hub connected", func() bool { return last().Connected })
 
 	// Nothing changes but times for 3.5 s (a refresh every 0.5 s): no call.
@@ -427,20 +445,8 @@ func TestAReconnectDoesNotShowLiveDevicesGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer desktop.Stop()
-	var mu sync.Mutex
-	var seen []hub.State
-	dir := t.TempDir()
-	laptop := hub.New(hub.Options{URL: s.URL, Token: s.Token, Device: "laptop", LivenessTTL: 2 * time.Second,
-		StateDir: dir, PID: os.Getpid(), Logger: quiet(t), OnChange: func() {
-			st, _ := hub.ReadState(dir)
-			mu.Lock()
-			seen = append(seen, st)
-			mu.Unlock()
-		}})
-	if err := laptop.Start("j-laptop", 1, nil); err != nil {
-		t.Fatal(err)
-	}
-	defer laptop.Stop()
+	var told stateLog
+	startTold(t, s, "laptop", 2*time.Second, &told)
 	desktopUp := func(st hub.State) bool {
 		for _, d := range st.Devices {
 			if d.Name == "desktop" {
@@ -449,35 +455,19 @@ func TestAReconnectDoesNotShowLiveDevicesGone(t *testing.T) {
 		}
 		return false
 	}
-	last := func() (hub.State, int) {
-		mu.Lock()
-		defer mu.Unlock()
-		if len(seen) == 0 {
-			return hub.State{}, 0
-		}
-		return seen[len(seen)-1], len(seen)
-	}
 	eventually(t, 10*time.Second, "the laptop to see the desktop", func() bool {
-		st, _ := last()
+		st := told.last()
 		return st.Connected && desktopUp(st)
 	})
 
 	for round := range 3 {
 		s.Shutdown()
-		eventually(t, 10*time.Second, "the laptop to notice the hub is gone", func() bool {
-			st, _ := last()
-			return !st.Connected
-		})
-		_, from := last()
+		eventually(t, 10*time.Second, "the laptop to notice the hub is gone", func() bool { return !told.last().Connected })
+		from := len(told.all())
 		s = startHub(t, store, listen)
-		eventually(t, 15*time.Second, "the laptop to reconnect", func() bool {
-			st, _ := last()
-			return st.Connected
-		})
+		eventually(t, 15*time.Second, "the laptop to reconnect", func() bool { return told.last().Connected })
 		time.Sleep(time.Second) // the new watcher's keys, and the ticks after them
-		mu.Lock()
-		after := append([]hub.State(nil), seen[from:]...)
-		mu.Unlock()
+		after := told.all()[from:]
 		for _, st := range after {
 			if st.Connected && !desktopUp(st) {
 				t.Fatalf("round %d: after the reconnect OnChange showed the desktop gone: %+v", round, after)
