@@ -480,7 +480,8 @@ func TestAReconnectDoesNotShowLiveDevicesGone(t *testing.T) {
 // A device whose liveness key expired while the hub was down counts as gone once this device has
 // reconnected, although it kept the others' liveness as last seen through the reconnect. (Here
 // the restarted hub delivers the key's expiry marker; a key gone with no marker at all is
-// settled by apply when the new watcher's first delivery ends without it.)
+// settled by apply when the new watcher's first delivery ends without it:
+// TestANewWatchSettlesTheDevicesItDidNotDeliver.)
 func TestADeviceThatDiedDuringAnOutageIsGoneAfterTheReconnect(t *testing.T) {
 	store := newStore(t)
 	s := startHub(t, store, "127.0.0.1:0")
