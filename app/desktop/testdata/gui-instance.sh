@@ -22,7 +22,7 @@ no_window_of() { ! window_of "$1" >/dev/null 2>&1; }
 ROUTINELY_HOME=$INST_HOME "$BIN" --background >"$OUT/instance-first.log" 2>&1 & FIRST=$!; pids+=($FIRST)
 wait_for 20 tray_bus_of "$FIRST" || fail "the first app registered no tray item"
 BUS=$(tray_bus_of "$FIRST"); MENU=$(menu_path)
-ROUTINELY_HOME=$INST_HOME wait_for 15 role_is desktop || fail "the first app does not own its profile"
+ROUTINELY_HOME=$INST_HOME wait_for 15 role_is desktop || fail "the first app does not own its profile (status: $(ROUTINELY_HOME=$INST_HOME status_json | head -c 600))"
 items=$(registered_items)
 no_window_of "$FIRST" || fail "the first --background app showed its window"
 rc=0; ROUTINELY_HOME=$INST_HOME timeout 20 "$BIN" --background >"$OUT/instance-second-bg.log" 2>&1 || rc=$?

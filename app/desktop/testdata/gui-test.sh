@@ -42,7 +42,19 @@ trap 'exit 143' TERM INT   # so cleanup runs on the watchdog's SIGTERM too
 	wait "$s" && { echo "FAIL: gui-test.sh still running after ${GUI_TEST_DEADLINE:-330} s" >&2; kill -TERM $$; }
 ) &
 pids+=($!)
-fail() { echo "FAIL: $*" >&2; timeout 10 import -window root "$OUT/failure.png" 2>/dev/null || true; tail -n 30 "$OUT/app.log" >&2 || true; exit 1; }
+# fail MESSAGE: say what failed, with a screenshot and the logs a reader needs: the main app's and
+# those of the processes the failing check started (its logs written in the last 30 s).
+fail() {
+	echo "FAIL: $*" >&2
+	timeout 10 import -window root "$OUT/failure.png" 2>/dev/null || true
+	local f
+	for f in $(find "$OUT" -maxdepth 1 -name '*.log' ! -name 'notify*.log' ! -name '*watcher.log' -newermt '-30 seconds' 2>/dev/null); do
+		[ "$f" = "$OUT/app.log" ] && continue
+		echo "--- $(basename "$f") (last 20 lines)" >&2; tail -n 20 "$f" >&2 || true
+	done
+	echo "--- app.log (last 30 lines)" >&2; tail -n 30 "$OUT/app.log" >&2 || true
+	exit 1
+}
 pass() { echo "ok: $*"; }
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 # wait_for SECONDS CMD...: retry CMD every 0.2 s until it succeeds or SECONDS (wall clock) pass.
