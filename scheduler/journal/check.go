@@ -114,16 +114,27 @@ func MaxEpochOf(path string) (uint64, error) {
 	return e, nil
 }
 
-// journalVersion returns the schema version of the journal open as q: 0 for an empty database
-// (no journal yet). Errors: ErrNotJournal (wrapped, with what to do) when q is not a Routinely
-// journal; one naming both versions when the schema is newer than this program; a read error
-// (wrapped) otherwise.
-func journalVersion(q querier, path string) (int, error) {
-	var version int
-	if err := q.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil {
+// journalVersion returns the schema version of the journal open as db: 0 for an empty database
+// (no journal yet). It reads the version and the table names in one read transaction, so both
+// come from one snapshot: another process (or the app's observer) may be creating the journal at
+// that moment, and a version read before its migration committed with a table list read after
+// would look like another program's database (seen in the desktop test: the app then refused
+// its own new journal). A migration sets the version in the transaction that creates the
+// tables (migrateOne), so within one snapshot version 0 with tables is really someone else's.
+// Errors: ErrNotJournal (wrapped, with what to do) when db is not a Routinely journal; one
+// naming both versions when the schema is newer than this program; a read error (wrapped)
+// otherwise.
+func journalVersion(db *sql.DB, path string) (int, error) {
+	tx, err := db.Begin()
+	if err != nil {
 		return 0, classifyOpenError(path, err)
 	}
-	rows, err := q.Query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
+	defer func() { _ = tx.Rollback() }() // it only read
+	var version int
+	if err := tx.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil {
+		return 0, classifyOpenError(path, err)
+	}
+	rows, err := tx.Query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
 	if err != nil {
 		return 0, classifyOpenError(path, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -203,4 +204,43 @@ func mustOpen(t *testing.T, path string) *Journal {
 		t.Fatal(err)
 	}
 	return j
+}
+
+// A look at a journal that another opener is creating at that moment (the owner and the app's
+// observer both open a new profile's journal at start) never mistakes it for another program's
+// database: the version and the tables are read from one snapshot. Each round, a reader checks
+// a new journal's path over and over while Open creates it; before the fix a check that read
+// user_version 0 before the creating migration committed and the table list after it refused
+// the journal as "an SQLite database of another program" in most runs of this test.
+func TestALookDuringTheJournalsCreationIsNotARefusal(t *testing.T) {
+	dir := t.TempDir()
+	for round := 0; round < 40; round++ {
+		path := filepath.Join(dir, fmt.Sprintf("journal-%d.db", round))
+		stop, done := make(chan struct{}), make(chan error, 1)
+		go func() {
+			for looks := 0; ; looks++ {
+				select {
+				case <-stop:
+					done <- nil
+					return
+				default:
+				}
+				if _, err := checkJournalFile(path, 5*time.Second); errors.Is(err, ErrNotJournal) {
+					done <- fmt.Errorf("look %d: %w", looks, err)
+					return
+				}
+			}
+		}()
+		j, err := Open(path)
+		if err == nil {
+			err = j.Close()
+		}
+		close(stop)
+		if lookErr := <-done; lookErr != nil {
+			t.Fatalf("round %d: a look while the journal was created: %v", round, lookErr)
+		}
+		if err != nil {
+			t.Fatalf("round %d: open: %v", round, err)
+		}
+	}
 }
