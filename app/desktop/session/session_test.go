@@ -3,6 +3,7 @@ package session
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -683,4 +684,32 @@ func TestAnOwningAppIsRefreshedOnChangeOnly(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// A journal.db of another program keeps the app from owning, and the window says why; once the
+// person moves it aside, as the message says, the app owns and runs the routines without a
+// restart.
+func TestAForeignJournalMovedAsideLetsTheAppOwn(t *testing.T) {
+	p, err := paths.Resolve(filepath.Join(t.TempDir(), "home"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", "file:"+p.Journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE notes (body TEXT)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := newSessionAt(t, p)
+	waitFor(t, s, 10*time.Second, "the refusal of the foreign journal", func(st State) bool {
+		return strings.Contains(st.Notice, "Cannot take ownership") && strings.Contains(st.Notice, "not a Routinely journal")
+	})
+	if err := os.Rename(p.Journal, p.Journal+".bad"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, s, 10*time.Second, "owning once the journal was moved aside", ownsOne)
 }
