@@ -35,8 +35,18 @@ trap cleanup EXIT
 } >"$HOME_DIR/routines.toml"
 chmod 600 "$HOME_DIR/routines.toml"
 
+# Measure the binary as it runs once installed, not as it was just written: ext4 on Linux 6.18
+# (this machine) keeps a file written in large chunks (dd bs=4M; sometimes the go build that
+# made it) in 2 MB page-cache folios, and a process mapping one counts all 2 MB in its RSS,
+# however little of it it touched: 5-6 MB more per process here (FilePmdMapped, proc(5)).
+# Dropping the file's clean pages (POSIX_FADV_DONTNEED, which dd's nocache flag asks for) makes
+# the next exec read it back in small folios, as after an install or a reboot. A page another
+# process has mapped stays: each process's file huge pages are printed with its RSS below.
+sync "$BIN" && dd if="$BIN" iflag=nocache count=0 status=none || true
+
 HZ=$(getconf CLK_TCK)
 rss_kb() { awk '/^VmRSS/{print $2}' "/proc/$1/status"; }
+hugefile_kb() { awk '/^FilePmdMapped/{print $2}' "/proc/$1/smaps_rollup" 2>/dev/null || echo "?"; }
 cpu_ticks() { awk '{sub(/.*\) /, ""); print $12 + $13}' "/proc/$1/stat"; }   # utime + stime
 now() { date +%s.%N; }
 cpu_pct() { awk -v c="$1" -v hz="$HZ" -v s="$2" 'BEGIN{printf "%.2f", 100 * c / hz / s}'; }
@@ -118,7 +128,7 @@ for i in "${!procs[@]}"; do
 	p=${procs[i]}; n=${names[i]}
 	r1=$(rss_kb "$p"); cpu=$(cpu_pct $(( $(cpu_ticks "$p") - c_start[i] )) "$secs")
 	grow=$(( r1 - r_mark[i] ))
-	echo "RSS $n: start $(( r_start[i] / 1024 )) MB, end $(( r1 / 1024 )) MB$(goal $(( r1 / 1024 )) "${rss_goal[i]}" " MB")"
+	echo "RSS $n: start $(( r_start[i] / 1024 )) MB, end $(( r1 / 1024 )) MB$(goal $(( r1 / 1024 )) "${rss_goal[i]}" " MB"), of it file huge pages $(hugefile_kb "$p") kB"
 	echo "RSS $n growth over the last $(( DURATION - tail_from ))s: $(( grow / 1024 )) MB ($grow kB)$(goal "$grow" 1024 " kB")"
 	echo "CPU $n: ${cpu} % of one core on average$(goal "$cpu" "${cpu_goal[i]}" " %")"
 done
