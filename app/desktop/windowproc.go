@@ -39,10 +39,10 @@ func RunWindowProcess() (code int, ok bool) {
 		return 1, true
 	}
 	if os.Getenv("GOGC") == "" {
-		// Lower than the app's 50: this heap is ~10 MB of parsed fonts and views that stay live,
-		// and little is allocated beyond the redraws (every ~10 s), so the one or two collections
-		// each redraw then costs (~5 ms of CPU each, ~0.1 % of a core) keep ~3 MB less resident
-		// (gctrace and footprint.sh; README "Performance").
+		// GOGC 20, lower than the app's 50: the heap is ~10 MB of parsed fonts and views that
+		// stay live, and little is allocated beyond the redraws (every ~10 s), so collecting at
+		// 20 % costs one or two ~5 ms collections per redraw (~0.1 % of a core) and keeps ~3 MB
+		// less resident (gctrace and footprint.sh; README "Performance").
 		debug.SetGCPercent(windowGCPercent)
 	}
 

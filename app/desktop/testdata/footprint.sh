@@ -9,7 +9,8 @@
 #             5 s after the close and then for SECONDS;
 #   baseline  BINARY is a bare program (internal/bench/fyneidle), measured as it is.
 # For each process it prints RSS at start and end, the RSS growth over the last 3 minutes (or
-# the last 60 % of a shorter run) and the average CPU in % of one core, each with its goal:
+# the last 60 % of a shorter run) and the average CPU in % of one core, each with its goal
+# (and, with the RSS, how much of it is the binary mapped in file huge pages, see below):
 # the app (tray) <= 80 MB and <= 0.4 %; the window process <= 140 MB and <= 2 %; no growth.
 set -euo pipefail
 if [ -z "${FOOTPRINT_INNER:-}" ]; then
@@ -36,17 +37,19 @@ trap cleanup EXIT
 chmod 600 "$HOME_DIR/routines.toml"
 
 # Measure the binary as it runs once installed, not as it was just written: ext4 on Linux 6.18
-# (this machine) keeps a file written in large chunks (dd bs=4M; sometimes the go build that
-# made it) in 2 MB page-cache folios, and a process mapping one counts all 2 MB in its RSS,
-# however little of it it touched: 5-6 MB more per process here (FilePmdMapped, proc(5)).
+# (this machine) can keep a file written in large chunks (a copy made with dd bs=4M did; a
+# fresh go build sometimes does) in 2 MB page-cache folios, and a process mapping one counts
+# all 2 MB in its RSS, however little of it it touched: 5-6 MB more per process here
+# (FilePmdMapped, proc(5)).
 # Dropping the file's clean pages (POSIX_FADV_DONTNEED, which dd's nocache flag asks for) makes
 # the next exec read it back in small folios, as after an install or a reboot. A page another
 # process has mapped stays: each process's file huge pages are printed with its RSS below.
-sync "$BIN" && dd if="$BIN" iflag=nocache count=0 status=none || true
+sync "$BIN" && dd if="$BIN" iflag=nocache count=0 status=none ||
+	echo "footprint: could not drop $BIN's page cache; its RSS may include file huge pages" >&2
 
 HZ=$(getconf CLK_TCK)
 rss_kb() { awk '/^VmRSS/{print $2}' "/proc/$1/status"; }
-hugefile_kb() { awk '/^FilePmdMapped/{print $2}' "/proc/$1/smaps_rollup" 2>/dev/null || echo "?"; }
+hugefile_kb() { awk '/^FilePmdMapped/{v = $2} END{print (v == "" ? "?" : v)}' "/proc/$1/smaps_rollup" 2>/dev/null || echo "?"; }
 cpu_ticks() { awk '{sub(/.*\) /, ""); print $12 + $13}' "/proc/$1/stat"; }   # utime + stime
 now() { date +%s.%N; }
 cpu_pct() { awk -v c="$1" -v hz="$HZ" -v s="$2" 'BEGIN{printf "%.2f", 100 * c / hz / s}'; }
