@@ -46,7 +46,7 @@ func Run(ctx context.Context, p paths.Paths, background bool, version string, lo
 	}
 	if os.Getenv("GOGC") == "" {
 		// A long-lived tray app: trade a little GC work for less resident memory (footprint.sh).
-		debug.SetGCPercent(50)
+		debug.SetGCPercent(appGCPercent)
 	}
 	inst, handed := claimProfile(p.State, background, logger)
 	if handed {

@@ -39,10 +39,10 @@ func RunWindowProcess() (code int, ok bool) {
 		return 1, true
 	}
 	if os.Getenv("GOGC") == "" {
-		// GOGC 20, lower than the app's 50: the heap is ~10 MB of parsed fonts and views that
-		// stay live, and little is allocated beyond the redraws (every ~10 s), so collecting at
-		// 20 % costs one or two ~5 ms collections per redraw (~0.1 % of a core) and keeps ~3 MB
-		// less resident (gctrace and footprint.sh; README "Performance").
+		// GOGC 20, lower than the app's 50 (appGCPercent): the heap is ~10 MB of parsed fonts and
+		// views that stay live, and little is allocated beyond the redraws (every ~10 s), so
+		// collecting at 20 % costs one or two ~5 ms collections per redraw (~0.1 % of a core)
+		// and keeps ~3 MB less resident (gctrace and footprint.sh; README "Performance").
 		debug.SetGCPercent(windowGCPercent)
 	}
 
@@ -73,8 +73,12 @@ func RunWindowProcess() (code int, ok bool) {
 	return 0, true
 }
 
-// windowGCPercent is the window process's GOGC when the environment sets none.
-const windowGCPercent = 20
+// The processes' GOGC when the environment sets none: the app's (tray, notifications, the
+// owner) and its window process's (see RunWindowProcess for why the window's is lower).
+const (
+	appGCPercent    = 50
+	windowGCPercent = 20
+)
 
 // windowAppID is the window process's Fyne app id. It is not the app's own: Fyne watches its
 // preferences file and rewrites it in place when its loop stops, and two processes sharing one
