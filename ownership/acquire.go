@@ -71,7 +71,7 @@ func Wait(ctx context.Context, opts Options) (*Handle, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := newDirWatcher(opts.Dir, opts.Logger) // before the guard descriptor: see tryAcquire
+	w := newDirWatcher(opts.Dir, opts.Logger) // before the guard descriptor (see tryAcquire)
 	backoff := floorRetryMin
 	for {
 		h, err := waitAcquire(ctx, opts, w)
@@ -159,7 +159,8 @@ func normalize(o Options) (Options, error) {
 		return o, err
 	}
 	o.Dir = dir
-	self() // learn this process's identity now, not on a standby's crash-recovery path
+	self()           // learn this process's identity now, not on a standby's crash-recovery path
+	prepareGuardFD() // and grow the descriptor table for the guard's (guardlock_linux.go)
 	if o.HeartbeatInterval <= 0 {
 		o.HeartbeatInterval = DefaultHeartbeat
 	}
@@ -179,10 +180,9 @@ func normalize(o Options) (Options, error) {
 // guard is held elsewhere, or an error. On success the handle takes over w (the owner's file
 // watch); otherwise the caller keeps it.
 //
-// w must be created before the guard descriptor is opened. When a process dies, Linux (6.x,
-// measured) runs the final close of its files newest first, and closing an inotify instance waits
-// for an RCU grace period (~20 ms): a watch opened after the guard would keep the lock held that
-// much longer after a SIGKILL (BenchmarkCrashRecovery went from ~4 ms to ~23 ms median).
+// w is created before the guard descriptor, so its number is the lower and it is released later
+// when this process dies (the highest-numbered file is released first); on Linux the guard's
+// descriptor is placed above all others anyway (fdLock), whatever the owner opened after it.
 func tryAcquire(o Options, w *dirWatcher) (*Handle, error) {
 	if ownedHere(o.Dir) {
 		return nil, fmt.Errorf("%w (%s)", ErrHeldInProcess, o.Dir)

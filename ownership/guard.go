@@ -5,23 +5,30 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-
-	"github.com/gofrs/flock"
-
-	"github.com/routinely/routinely/internal/atomicfile"
 )
 
 // guard is the exclusive OS lock on owner.lock (flock(2) / LockFileEx). The file is created once
 // and never read, written, truncated, renamed or deleted; only the lock on it matters, and the
-// kernel drops that lock when the holder dies. The descriptor is close-on-exec (Go's default), so
-// children never inherit it.
+// kernel drops that lock when the holder dies. The descriptor is close-on-exec, so children never
+// inherit it.
 type guard struct {
 	path string
-	fl   *flock.Flock
+	fl   lockFile
 	held fs.FileInfo // fstat of the locked descriptor at acquisition
 	// lockedMono is when the lock was taken (CLOCK_MONOTONIC ns, monoNow): the instant this
 	// process became the only one that can own, before the epoch and the record exist.
 	lockedMono int64
+}
+
+// lockFile is the lock on one open file description of owner.lock, as gofrs/flock's Flock
+// provides it (newLockFile): Lock waits for it, TryLock does not, Stat is the fstat of the
+// locked descriptor, Unlock lets it go; the descriptor is open only while locked. On Linux the
+// guard takes it on a descriptor it places itself (fdLock, guardlock_linux.go).
+type lockFile interface {
+	Lock() error
+	TryLock() (bool, error)
+	Stat() (fs.FileInfo, error)
+	Unlock() error
 }
 
 // tryGuard makes one non-blocking attempt at the exclusive lock of dir/owner.lock, creating it
@@ -50,7 +57,7 @@ const guardMoves = 3
 func takeGuard(dir string, block bool) (*guard, error) {
 	path := filepath.Join(dir, lockName)
 	for range guardMoves {
-		fl := flock.New(path, flock.SetPermissions(0o600), flock.SetFlag(os.O_CREATE|os.O_RDONLY|atomicfile.NoFollow))
+		fl := newLockFile(path)
 		ok, err := true, error(nil)
 		if block {
 			err = fl.Lock()
