@@ -71,7 +71,7 @@ func Wait(ctx context.Context, opts Options) (*Handle, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := newDirWatcher(opts.Dir, opts.Logger) // before the guard descriptor (see tryAcquire)
+	w := newDirWatcher(opts.Dir, opts.Logger) // before the guard descriptor: see tryAcquire
 	backoff := floorRetryMin
 	for {
 		h, err := waitAcquire(ctx, opts, w)

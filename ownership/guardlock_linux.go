@@ -23,16 +23,14 @@ const guardFDFloor = 1000
 // the number matters: when a process dies, Linux closes its descriptors in ascending order and
 // queues each file's final release, then runs the queue last in, first out (task_work_run, the
 // kernel's kernel/task_work.c): the highest-numbered descriptor is released first. Releasing an
-// inotify
-// instance waits for an SRCU grace period (fsnotify_destroy_group, fs/notify/group.c), 13-25 ms
-// on Linux 6.18 here: every watch an owner opened after the guard held the lock that much longer
-// after a SIGKILL, in 2-3 % of the bench's crash recoveries (p99 17-20 ms; BenchmarkCrashRecovery
-// and `make bench` measure it). Like Flock, the descriptor is open only while locked (or while
-// Lock waits), and one fdLock is used by one goroutine at a time.
+// inotify instance waits for an SRCU grace period (fsnotify_destroy_group, fs/notify/group.c),
+// 13-25 ms on Linux 6.18 here: every watch an owner opened after the guard held the lock that
+// much longer after a SIGKILL, in 2-3 % of the bench's crash recoveries (p99 17-20 ms;
+// BenchmarkCrashRecovery and `make bench` measure it). Like Flock, the descriptor is open only
+// while locked (or while Lock waits), and one fdLock is used by one goroutine at a time.
 type fdLock struct {
 	path string
-	fd   int
-	f    *os.File // fd as a File, for Stat (os.SameFile needs the os package's FileInfo); nil when closed
+	f    *os.File // the placed descriptor while open; nil when closed
 }
 
 // newLockFile returns the unlocked lock of the guard file path.
@@ -62,7 +60,7 @@ func (l *fdLock) lock(how int) error {
 		}
 	}
 	for {
-		err := unix.Flock(l.fd, how)
+		err := unix.Flock(int(l.f.Fd()), how)
 		if err == unix.EINTR {
 			continue
 		}
@@ -73,24 +71,22 @@ func (l *fdLock) lock(how int) error {
 	}
 }
 
-// open opens path as the guard requires: created 0600 when missing, never through a symbolic
-// link, never blocking on a named pipe (atomicfile.NoFollow), close-on-exec so children never
-// share the lock; then moves the descriptor to guardFDFloor or above. When that move fails (a
-// descriptor limit of 1000 or less) the lock is taken on the low descriptor: it then works as
-// before, only without the early release at death. It returns the open error as *fs.PathError.
+// open opens path as gofrs/flock would for the guard (os.OpenFile: created 0600 when missing,
+// never through a symbolic link, never blocking on a named pipe: atomicfile.NoFollow;
+// close-on-exec, so children never share the lock), then moves the descriptor to guardFDFloor or
+// above. When that move fails (a descriptor limit of 1000 or less) the lock is taken on the low
+// descriptor: it then works as before, only without the early release at death. It returns
+// os.OpenFile's error (an *fs.PathError).
 func (l *fdLock) open() error {
-	fd, err := unix.Open(l.path, unix.O_CREAT|unix.O_RDONLY|unix.O_CLOEXEC|atomicfile.NoFollow, 0o600)
-	for err == unix.EINTR { // as os.OpenFile retries
-		fd, err = unix.Open(l.path, unix.O_CREAT|unix.O_RDONLY|unix.O_CLOEXEC|atomicfile.NoFollow, 0o600)
-	}
+	f, err := os.OpenFile(l.path, os.O_CREATE|os.O_RDONLY|atomicfile.NoFollow, 0o600)
 	if err != nil {
-		return &fs.PathError{Op: "open", Path: l.path, Err: err}
+		return err
 	}
-	if high, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, guardFDFloor); err == nil {
-		_ = unix.Close(fd)
-		fd = high
+	if high, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, guardFDFloor); err == nil {
+		_ = f.Close()
+		f = os.NewFile(uintptr(high), l.path)
 	}
-	l.fd, l.f = fd, os.NewFile(uintptr(fd), l.path)
+	l.f = f
 	return nil
 }
 
@@ -102,8 +98,8 @@ func (l *fdLock) close() {
 	}
 }
 
-// Stat returns the fstat of the open descriptor (an os FileInfo, for os.SameFile), or an
-// *fs.PathError: fs.ErrClosed when the descriptor is not open, else fstat's error.
+// Stat returns the fstat of the open descriptor (the os package's FileInfo, which os.SameFile
+// needs), or an *fs.PathError: fs.ErrClosed when the descriptor is not open, else fstat's error.
 func (l *fdLock) Stat() (fs.FileInfo, error) {
 	if l.f == nil {
 		return nil, &fs.PathError{Op: "stat", Path: l.path, Err: fs.ErrClosed}
@@ -117,7 +113,7 @@ func (l *fdLock) Unlock() error {
 	if l.f == nil {
 		return nil
 	}
-	if err := unix.Flock(l.fd, unix.LOCK_UN); err != nil {
+	if err := unix.Flock(int(l.f.Fd()), unix.LOCK_UN); err != nil {
 		return err
 	}
 	l.close()

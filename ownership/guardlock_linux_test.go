@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -111,9 +112,19 @@ func TestAStandbysGuardDescriptorIsPlacedToo(t *testing.T) {
 		got <- h
 	}()
 	// Let go only once the standby waits in flock(2): /proc/locks shows a blocked waiter as "->".
+	fi, err := os.Stat(filepath.Join(dir, lockName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := procLocksFile(fi.Sys().(*syscall.Stat_t))
 	eventually(t, long, "the standby blocked on the guard", func() bool {
 		b, err := os.ReadFile("/proc/locks")
-		return err == nil && strings.Contains(string(b), "-> FLOCK")
+		for _, l := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(l); err == nil && len(f) > 6 && f[1] == "->" && f[6] == file {
+				return true
+			}
+		}
+		return false
 	})
 	if err := holder.Unlock(); err != nil {
 		t.Fatal(err)
@@ -143,5 +154,40 @@ func TestARefusedLockLeavesNoDescriptor(t *testing.T) {
 	}
 	if fds := guardDescriptors(t, dir); !slices.Equal(fds, held) {
 		t.Fatalf("descriptors of owner.lock after 3 refusals: %v, want only the holder's %v", fds, held)
+	}
+}
+
+// helperFDTable reports this fresh process's descriptor table size (FDSize, proc(5)) before and
+// after normalize, which an Acquire or a standby's Wait runs first.
+func helperFDTable() int {
+	fdSize := func() string {
+		b, _ := os.ReadFile("/proc/self/status")
+		for _, l := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(l, "FDSize:"); ok {
+				return strings.TrimSpace(v)
+			}
+		}
+		return "?"
+	}
+	before := fdSize()
+	if _, err := normalize(Options{Dir: os.Getenv(envDir)}); err != nil {
+		say("error %v", err)
+		return 1
+	}
+	say("fdsize %s %s", before, fdSize())
+	return 0
+}
+
+// A standby grows its descriptor table past guardFDFloor before it waits (prepareGuardFD), not
+// when the guard comes free: growing it in a process with threads waits for an RCU grace period,
+// which would add ~10 ms to every crash recovery. Checked in a fresh process, whose table is
+// still small.
+func TestTheDescriptorTableIsGrownBeforeTheGuardIsTaken(t *testing.T) {
+	p := startHelper(t, "fdtable", testDir(t))
+	f := p.expect("fdsize", long)
+	before, _ := strconv.Atoi(f[1])
+	after, _ := strconv.Atoi(f[2])
+	if before > guardFDFloor || after <= guardFDFloor {
+		t.Fatalf("descriptor table %d before normalize, %d after; want it grown past %d by normalize", before, after, guardFDFloor)
 	}
 }

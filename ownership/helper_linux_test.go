@@ -12,7 +12,7 @@ import (
 )
 
 // osHelperModes are the helper modes only Linux has.
-var osHelperModes = map[string]func() int{"probe": helperProbe}
+var osHelperModes = map[string]func() int{"probe": helperProbe, "fdtable": helperFDTable}
 
 // lockHolderKnown: Linux names the guard's holder (/proc/locks), so Status.HolderPID is the pid.
 const lockHolderKnown = true

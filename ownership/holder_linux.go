@@ -28,7 +28,7 @@ func guardHolder(dir string) (held bool, pid int, err error) {
 		return false, 0, fmt.Errorf("stat %s: %w", path, err)
 	}
 	st := fi.Sys().(*syscall.Stat_t)
-	want := fmt.Sprintf("%02x:%02x:%d", unix.Major(uint64(st.Dev)), unix.Minor(uint64(st.Dev)), st.Ino)
+	want := procLocksFile(st)
 	f, err := os.Open("/proc/locks")
 	if err != nil {
 		return false, 0, fmt.Errorf("read /proc/locks: %w", err)
@@ -52,6 +52,12 @@ func guardHolder(dir string) (held bool, pid int, err error) {
 		pid = openerOf(st.Dev, st.Ino)
 	}
 	return held, pid, nil
+}
+
+// procLocksFile is how /proc/locks names the file st is of: MAJOR:MINOR:INODE, the device
+// numbers in hex (proc(5)).
+func procLocksFile(st *syscall.Stat_t) string {
+	return fmt.Sprintf("%02x:%02x:%d", unix.Major(uint64(st.Dev)), unix.Minor(uint64(st.Dev)), st.Ino)
 }
 
 // openerOf returns a process that has the file (dev, ino) open, found through /proc/*/fd, or 0.

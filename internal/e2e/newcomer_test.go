@@ -11,7 +11,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // listDir returns the names in dir, sorted; nil when dir does not exist.
@@ -176,16 +175,7 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	if _, stderr, code := run(t, home, "run", "slow", "--no-wait"); code != 0 {
 		t.Fatalf("run --no-wait: exit %d: %s", code, stderr)
 	}
-	deadline := time.Now().Add(ownDeadline)
-	for {
-		if r := routines(t, home); r[0].Last != nil && r[0].Last.Outcome == "running" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the run of slow did not start")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitStatus(t, home, "the run of slow running", lastOutcome("running"))
 	d.signal(syscall.SIGINT)
 	d.waitStderr("waiting for runs in flight", ownDeadline)
 	if !d.running() {
@@ -206,16 +196,13 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	waitOwner(t, home, next.pid())
 	// The new owner records the run as it starts, just after it owns (scheduler/orphans.go): a
 	// look in between still sees it running (seen in CI, 14 ms after "ownership acquired").
-	deadline = time.Now().Add(ownDeadline)
-	for {
-		r := routines(t, home)
-		if r[0].Last != nil && r[0].Last.Outcome == "interrupted" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the run cut short should be interrupted: %+v", r[0].Last)
-		}
-		time.Sleep(100 * time.Millisecond)
+	waitStatus(t, home, "the run cut short recorded interrupted", lastOutcome("interrupted"))
+}
+
+// lastOutcome accepts a status whose first routine's last run has outcome.
+func lastOutcome(outcome string) func(statusOut) bool {
+	return func(s statusOut) bool {
+		return len(s.Routines) > 0 && s.Routines[0].Last != nil && s.Routines[0].Last.Outcome == outcome
 	}
 }
 
