@@ -10,7 +10,9 @@ import (
 )
 
 // DesktopFunc starts the desktop app on the profile p and blocks until it quits. background
-// starts it with no window shown (what autostart uses). It returns nil on a clean quit.
+// starts it with no window shown (what autostart uses). It returns nil on a clean quit. It is
+// called on the goroutine that called Execute, which must be main's: the desktop app's tray runs
+// AppKit's loop on the main thread on macOS (app/desktop/tray.Main).
 type DesktopFunc func(ctx context.Context, p paths.Paths, background bool, version string, logger *slog.Logger) error
 
 // runDesktop starts the desktop app, or explains why it cannot and what to run instead: the

@@ -6,17 +6,18 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"os/exec"
+	"runtime"
 	"runtime/debug"
-	"syscall"
-	"time"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
 
 	"github.com/routinely/routinely/app/autostart"
 	"github.com/routinely/routinely/app/desktop/bridge"
+	"github.com/routinely/routinely/app/desktop/instance"
 	_ "github.com/routinely/routinely/app/desktop/locale" // before Fyne reads the locale
 	"github.com/routinely/routinely/app/desktop/session"
+	"github.com/routinely/routinely/app/desktop/tray"
 	"github.com/routinely/routinely/app/owning"
 	"github.com/routinely/routinely/app/paths"
 	"github.com/routinely/routinely/app/ui"
@@ -26,20 +27,15 @@ import (
 // appID is the id the app registers with (notifications, preferences); FyneApp.toml's ID.
 const appID = autostart.AppID
 
-// toolkitGrace is how long the app waits, once its own shutdown is complete (runs drained,
-// ownership released), for Fyne's Run to return before it exits by itself. Fyne v2.7.1 can lose
-// its OnStopped lifecycle event at shutdown: the event goroutine hands it to the main loop with
-// runOnMainWithWait just after the loop's last drain of its function queue, waits forever for
-// it, and Run blocks for good in Lifecycle.WaitForEvents (seen once in 15 to 50 runs of
-// gui-test.sh; goroutine dump: main in WaitForEvents, the lifecycle goroutine in
-// runOnMainWithWait). The loop itself has ended by then (windows destroyed, tray removed), so
-// there is nothing left to wait for.
-const toolkitGrace = 2 * time.Second
-
 // Run starts the desktop app on profile p and blocks until it quits (it is the cli.DesktopFunc
-// main.go hands to the CLI). With background the window stays hidden until the person opens it
-// from the tray or a takeover request needs an answer. On Linux and the BSDs the window lives
-// in a window process of its own (windowInChild), so this process never runs Fyne's loop.
+// main.go hands to the CLI); it always returns nil: what went wrong is logged, and a second launch
+// of a running profile is a success. With background the window stays hidden until the person
+// opens it from the tray or a takeover request needs an answer.
+//
+// This process holds the tray, the notifications and the owner; it never runs Fyne's loop. The
+// window lives in a window process of its own (bridge.Spawner, RunWindowProcess), so that
+// closing it ends Fyne's 60 Hz loop and frees its OpenGL context, which one process cannot do.
+// Call Run on the main goroutine: on macOS the tray's event loop needs the main thread (tray.Main).
 func Run(ctx context.Context, p paths.Paths, background bool, version string, logger *slog.Logger) error {
 	if logger == nil {
 		logger = slog.Default()
@@ -53,44 +49,40 @@ func Run(ctx context.Context, p paths.Paths, background bool, version string, lo
 		return nil
 	}
 	defer inst.Close()
-	a := app.NewWithID(appID)
+	tray.Main(func() { runApp(ctx, p, inst, background, version, logger) })
+	logger.Info("desktop app stopped")
+	return nil
+}
+
+// runApp runs the app until it has quit: the session (owner or standby), the tray, and the
+// window process while the window is open. inst is the profile's claim (nil when the check could
+// not be made: its methods then do nothing).
+func runApp(ctx context.Context, p paths.Paths, inst *instance.Primary, background bool, version string, logger *slog.Logger) {
+	a := app.NewWithID(appID) // notifications and opening files; its loop never runs here
 	a.SetIcon(ui.AppIcon)
 
 	sctx, stopSession := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopSession()
-	loop := newUILoop()
-	pub := &publisher{loop: loop}
 	alerts, closeAlerts := newAlerter(a, logger)
 	defer closeAlerts() // after the session's last notification (defers run last-in first-out)
+	feed := bridge.NewFeed()
+	var trayPres *ui.TrayPresenter // set below, before the session's first snapshot
 	sess := session.New(session.Options{
-		Paths: p, Version: version, Logger: logger, Notifier: ui.Notifier{Alerts: alerts}, Publish: pub.publish,
+		Paths: p, Version: version, Logger: logger, Notifier: ui.Notifier{Alerts: alerts},
+		// Each snapshot goes to the tray and to the window process, if one is open (the feed
+		// keeps only the newest for it).
+		Publish: func(st session.State) { trayPres.Apply(st); feed.Publish(st) },
 	})
-	sessDone, runDone := make(chan struct{}), make(chan struct{})
-	acts := &actions{Session: sess, app: a, p: p, logger: logger, pub: pub, loop: loop,
-		stop: stopSession, done: sessDone, runDone: runDone, exit: os.Exit}
-	if windowInChild {
-		// The window lives in a window process of its own, started when it is wanted and
-		// ended when it is closed (windowproc.go); this process never starts Fyne's loop.
-		feed := bridge.NewFeed()
-		acts.spawner = &bridge.Spawner{Command: windowCommand, Acts: acts, Feed: feed, Logger: logger}
-		acts.windowError = feed.ShowError
-		pub.feed = feed.Publish
-	} else {
-		win := a.NewWindow("Routinely") // Fyne creates the OS window and its GL context on first Show
-		win.Resize(fyne.NewSize(1000, 640))
-		win.SetCloseIntercept(win.Hide) // closing hides; only Quit ends the app
-		pres := ui.NewPresenter(win, acts)
-		win.SetMainMenu(ui.NewMainMenu(acts, pres.View.ShowError))
-		acts.win = win
-		acts.windowError = func(err error) { loop.do(func() { pres.View.ShowError(err) }) }
-		pub.window = pres.Apply
-	}
+	sessDone := make(chan struct{})
+	acts := &actions{Session: sess, app: a, p: p, logger: logger, stop: stopSession,
+		windowError: feed.ShowError}
+	acts.spawner = &bridge.Spawner{Command: windowCommand, Acts: acts, Feed: feed, Logger: logger}
 
-	// A left click shows the window; the end of the desktop session (Windows logout, which
-	// waits for the tray's answer) quits and drains.
-	tr := newTrayHost(a, acts.win, acts.ShowWindow, func() { acts.Quit(); <-sessDone })
+	// A left click shows the window; the end of the app by the system (Windows and macOS logout,
+	// which wait for the tray's answer) quits and drains.
+	tr := tray.New("Routinely", acts.ShowWindow, func() { acts.Quit(); <-sessDone })
 	defer tr.Stop()
-	trayPres := ui.NewTrayPresenter(tr, acts, alerts, func(err error) {
+	trayPres = ui.NewTrayPresenter(tr, acts, alerts, func(err error) {
 		logger.Warn("tray action failed", "err", err)
 		alerts.Send(ui.Alert{Title: "Routinely: that did not work", Body: err.Error(), Warning: true})
 		acts.windowError(err)
@@ -99,7 +91,6 @@ func Run(ctx context.Context, p paths.Paths, background bool, version string, lo
 	// question still on screen has nobody left to answer it.
 	defer trayPres.Withdraw()
 	trayPres.OnRequest = func(ownership.Request) { acts.ShowWindow() } // the prompt is in the window
-	pub.tray, pub.trayOnUI = trayPres.Apply, trayNeedsUILoop
 	tr.SetIcon(ui.LookStandby.Resource())
 	tr.Start()
 	// A later launch of this profile shows the window as the tray's Open does; once the app
@@ -120,50 +111,34 @@ func Run(ctx context.Context, p paths.Paths, background bool, version string, lo
 	}()
 	go func() {
 		select {
-		case <-ctx.Done():
-			// A stop signal: drain, release and exit as Quit does. Fyne ends its loop by itself
-			// on SIGINT and SIGTERM (if it runs), so the window gets no more updates and is left
-			// alone; it does not watch SIGHUP (the terminal that started the app closed), so
-			// then this is a Quit in full, which also ends Fyne's loop once drained.
-			sig := owning.SignalOf(ctx)
-			logger.Info("stop signal received", "signal", signalName(sig))
-			toolkitQuits := sig == syscall.SIGINT || sig == syscall.SIGTERM
-			if toolkitQuits {
-				pub.stop()
-			}
-			acts.shutdown(!toolkitQuits)
+		case <-ctx.Done(): // a stop signal: drain, release and exit as Quit does
+			logger.Info("stop signal received", "signal", signalName(owning.SignalOf(ctx)))
+			acts.Quit()
 		case <-sessDone:
 		}
 	}()
 
-	if windowInChild {
-		<-sessDone // Quit, a signal or a failure
-		// The shutdown told the window process to close; wait until it has (or kill it after
-		// windowGrace), so that the app never exits before its window.
-		acts.spawner.Stop(windowGrace)
-		loop.shut()
+	<-sessDone // Quit, a signal or a failure
+	// The shutdown told the window process to close; wait until it has (or kill it after
+	// windowGrace), so that the app never exits before its window.
+	acts.spawner.Stop(windowGrace)
+}
+
+// windowCommand is the command that starts a window process: this very binary (on Linux,
+// /proc/self/exe names it even if the file was replaced by an update meanwhile, so both ends
+// speak the same bridge), with the marker in its environment.
+func windowCommand() *exec.Cmd {
+	exe := "/proc/self/exe"
+	if runtime.GOOS != "linux" {
+		exe, _ = os.Executable()
 	}
-	ok, show := loop.begin()
-	if !ok { // quitting before the window was ever opened
-		<-sessDone
-		loop.end()
-		close(runDone)
-		logger.Info("desktop app stopped")
-		return nil
+	cmd := exec.Command(exe)
+	cmd.Args = []string{os.Args[0]}
+	cmd.Env = append(os.Environ(), bridge.EnvWindowProcess+"=1")
+	if os.Stderr != nil { // a Windows GUI-subsystem process may have none
+		cmd.Stderr = os.Stderr // its log goes where the app's goes
 	}
-	if show {
-		acts.win.Show() // on the main goroutine before Run, as Fyne allows
-	}
-	pub.flush()
-	a.Run()
-	loop.end()
-	pub.stop()
-	close(runDone)
-	// The driver can also end the loop by itself (SIGTERM): drain anyway.
-	stopSession()
-	<-sessDone
-	logger.Info("desktop app stopped")
-	return nil
+	return cmd
 }
 
 // signalName names sig for the log, "none" when the context ended without a signal.

@@ -53,7 +53,8 @@ func RunWindowProcess() (code int, ok bool) {
 	win.Resize(fyne.NewSize(1000, 640))
 	// This process holds nothing to save or release, so it ends by exiting at once: Fyne's own
 	// shutdown would only rewrite its preferences file in place (which another window process
-	// may be reading) and can fail to return from Run (see toolkitGrace).
+	// may be reading), and Fyne v2.7.1 can fail to return from Run at all: it can lose its
+	// OnStopped lifecycle event at shutdown and wait for it forever in Lifecycle.WaitForEvents.
 	exit := func(why string) {
 		logger.Info("window process exits", "reason", why)
 		os.Exit(0)
@@ -126,6 +127,15 @@ func followApp(c *bridge.Client, pres *ui.Presenter, win fyne.Window, exit func(
 		})
 		trim.Reset(heapTrimDelay)
 	}
+}
+
+// uiDo is fyne.Do for goroutines that may outlive Fyne's loop: when the loop ends at the same
+// moment (the driver quits by itself on SIGTERM), Fyne v2.7.1 can close its queue between its
+// "drained" check and the send, which panics with a send on a closed channel. Losing the update
+// is right then: there is no window left to update.
+func uiDo(f func()) {
+	defer func() { _ = recover() }()
+	fyne.Do(f)
 }
 
 // uiDoAndWait is fyne.DoAndWait that swallows the panic of a call racing the loop's end, as

@@ -77,8 +77,10 @@ pass "Take back against the stuck owner says at once that it cannot work"
 sleep_until_ms() { local d=$(( $1 - $(now_ms) )); [ "$d" -le 0 ] || sleep "$(awk -v d="$d" 'BEGIN{printf "%.3f", d/1000}')"; }
 sleep_until_ms $(( stopped_at + 34000 ))   # the kill-wedged threshold (30 s) on the app's own watch
 shot views-stuck-offered.png
-ROUTINELY_HOME=$VIEWS_HOME timeout 10 "$BIN" routines 2>/dev/null | grep -q '^tick .*OVERDUE since' ||
-	fail "routines does not mark tick overdue while its owner is stopped"
+# The stop may catch one of the two frequent routines mid-run: that one then shows as running
+# (never overdue), so either may be the one marked (they start together only every 6 s).
+ROUTINELY_HOME=$VIEWS_HOME timeout 10 "$BIN" routines 2>/dev/null | grep -qE '^(tick|flaky-backup) .*OVERDUE since' ||
+	fail "routines marks neither tick nor flaky-backup overdue while their owner is stopped"
 pass "overdue routines marked while the owner is stopped (views-stuck-offered.png)"
 # The banner's button (right of its text, under the menu bar), then the confirmation's "End it"
 # (the dialog is centred in the window, which may have grown to fit the notice of the failed

@@ -1,10 +1,11 @@
-//go:build (linux || freebsd || openbsd || netbsd || windows) && !nogui
+//go:build (linux || freebsd || openbsd || netbsd || windows || darwin) && !nogui
 
 // Package tray shows the app's tray item and its menu through fyne.io/systray (a StatusNotifierItem
-// on Linux/BSD, a notification-area icon on Windows), without Fyne's driver, so no GL window and
-// no UI loop exist in the app (its window lives in a window process). It decides
-// how a new menu reaches D-Bus: the existing items updated in place, or rebuilt when
-// traymenu.Compare finds the menu reshaped.
+// on Linux/BSD, a notification-area icon on Windows, a menu bar item on macOS), without Fyne's
+// driver, so no GL window and no Fyne loop exist in the app (its window lives in a window
+// process). It decides how a new menu reaches the system: the existing items updated in place,
+// or rebuilt when traymenu.Compare finds the menu reshaped. Where the system's tray needs the
+// process's main thread (macOS), Main runs its event loop there.
 package tray
 
 import (
@@ -62,12 +63,13 @@ type node struct {
 
 // New registers the tray with fyne.io/systray and returns it; onTapped (may be nil) runs on a left
 // click of the icon, on the tray's action goroutine like menu actions. onSessionEnd (may be nil)
-// runs when the system ends the session (Windows: WM_ENDSESSION at logout) on the tray's event
-// loop, which the system waits for: it should quit and drain before it returns. It shows
-// nothing until Start. Call it once per process: a second call panics.
+// runs when the system ends the app (Windows: WM_ENDSESSION at logout; macOS: logout or a Quit
+// Apple Event) on the tray's event loop, which the system waits for and then ends the process:
+// it should quit, drain and return only once the app is done. It shows nothing until Start.
+// Call it once per process: a second call panics.
 //
-// title names the item for the desktop (the StatusNotifierItem Id and Title; some hosts misbehave
-// without one, as Fyne notes).
+// title names the item for the desktop (Linux/BSD: the StatusNotifierItem Id and Title, some
+// hosts misbehave without one, as Fyne notes; Windows and macOS: its tooltip).
 func New(title string, onTapped, onSessionEnd func()) *Tray {
 	if !created.CompareAndSwap(false, true) {
 		panic("tray.New called twice: fyne.io/systray supports one tray per process")
@@ -82,15 +84,15 @@ func New(title string, onTapped, onSessionEnd func()) *Tray {
 		// exists then, and it calls the handler on a D-Bus goroutine that must not block.
 		systray.SetOnTapped(func() { t.dispatch(onTapped) })
 	}
-	systray.SetTitle(title)
-	t.start, t.end = register(onSessionEnd)
+	t.start, t.end = register(title, onSessionEnd)
 	return t
 }
 
 // Start begins showing the item (systray's start function), then applies the icon and menu given
 // earlier. Any goroutine may call it: the item lives on the session D-Bus, served by systray's
 // own goroutines (on Windows on systray's window, whose message loop runs on a thread of its own;
-// Start waits up to readyWait for it), so no UI loop is needed. Idempotent; a no-op after Stop.
+// on macOS on AppKit's loop, which Main runs on the main thread; Start waits up to readyWait for
+// either), so no Fyne loop is needed. Idempotent; a no-op after Stop.
 // Without a session bus (Linux/BSD) it logs, shows nothing and stays unstarted (a later call
 // retries), because systray's end function would crash on the connection it never made.
 func (t *Tray) Start() {
@@ -150,8 +152,9 @@ func (t *Tray) SetIcon(r fyne.Resource) {
 }
 
 // live reports whether systray may be called now: started, not stopped, and its link open (on
-// Linux/BSD the session-bus connection; on Windows always). Every systray call that reaches D-Bus is made under t.mu after live returned true (the
-// one rule that keeps the tray from being updated after it ended). Call with t.mu held.
+// Linux/BSD the session-bus connection; on Windows and macOS always). Every systray call that
+// reaches the system is made under t.mu after live returned true (the one rule that keeps the
+// tray from being updated after it ended). Call with t.mu held.
 func (t *Tray) live() bool {
 	if !t.started || t.stopped {
 		return false

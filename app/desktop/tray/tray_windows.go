@@ -32,10 +32,10 @@ func (link) Connected() bool { return true }
 // fit Windows: it creates the tray's hidden window on the caller's thread and pumps messages on
 // another goroutine, while a window's messages reach only the thread that created it. So start
 // runs systray.Run (window and message loop together) on a goroutine locked to its OS thread,
-// and waits until the window exists: systray drops menu calls made before. onSessionEnd (may be
-// nil) is systray's exit callback: it runs on that loop at WM_ENDSESSION (logout), and Windows
+// and waits until the window exists: systray drops menu calls made before (title becomes the
+// icon's tooltip then). onSessionEnd (may be nil) is systray's exit callback: it runs on that loop at WM_ENDSESSION (logout), and Windows
 // waits for it; it also runs after end.
-func register(onSessionEnd func()) (start, end func()) {
+func register(title string, onSessionEnd func()) (start, end func()) {
 	start = func() {
 		ready := make(chan struct{})
 		go func() {
@@ -44,6 +44,7 @@ func register(onSessionEnd func()) (start, end func()) {
 		}()
 		select {
 		case <-ready:
+			systray.SetTooltip(title)
 		case <-time.After(readyWait):
 			slog.Warn("tray: the notification-area icon did not appear", "waited", readyWait)
 		}

@@ -14,10 +14,14 @@ import (
 // drains); from then on Connected is false and the item is gone.
 type link = *dbus.Conn
 
-// register hands the item to systray, whose D-Bus goroutines serve it (no UI loop needed), and
-// returns its start and end functions. onSessionEnd is not used: a desktop session's end reaches
-// the app as SIGTERM or SIGHUP, and systray calls its exit callback only from end.
-func register(func()) (start, end func()) { return systray.RunWithExternalLoop(nil, nil) }
+// register names the item title (its StatusNotifierItem Id and Title) and hands it to systray,
+// whose D-Bus goroutines serve it (no UI loop needed), and returns its start and end functions.
+// onSessionEnd is not used: a desktop session's end reaches the app as SIGTERM or SIGHUP, and
+// systray calls its exit callback only from end.
+func register(title string, _ func()) (start, end func()) {
+	systray.SetTitle(title)
+	return systray.RunWithExternalLoop(nil, nil)
+}
 
 // canStart returns the connection systray will export the item on, or why it cannot: its
 // start function only logs a failed session-bus connection, and its end function then

@@ -1,0 +1,8 @@
+//go:build (linux || freebsd || openbsd || netbsd || windows) && !nogui
+
+package tray
+
+// Main calls f and returns when it has returned. The tray needs no thread of the caller's here:
+// on Linux/BSD systray's D-Bus goroutines serve it, on Windows a thread its start locks for
+// itself (see tray_darwin.go for the system where it does).
+func Main(f func()) { f() }

@@ -1,0 +1,122 @@
+//go:build darwin && !nogui
+
+package tray
+
+/*
+#cgo LDFLAGS: -framework CoreFoundation
+#include <CoreFoundation/CoreFoundation.h>
+
+// serveMainThread runs the main thread's run loop for up to seconds, or until it has handled
+// one source: the calls other threads queue for the main thread (fyne.io/systray's
+// performSelectorOnMainThread) are such sources.
+static void serveMainThread(double seconds) {
+	CFRunLoopRunInMode(kCFRunLoopDefaultMode, seconds, 1);
+}
+*/
+import "C"
+
+import (
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"fyne.io/systray"
+)
+
+// readyWait bounds how long Start waits for AppKit to have launched the menu bar item.
+const readyWait = 10 * time.Second
+
+// serveSlice is how long one turn of serveMainThread may wait for a queued call while the app
+// quits from systray's exit callback; the loop around it checks between turns whether the app is done.
+const serveSlice = 0.05 // seconds
+
+var (
+	// launched is closed once AppKit has launched the app and created the menu bar item (systray's
+	// ready callback, on Main's loop); systray drops item calls made before.
+	launched = make(chan struct{})
+	// sessionEnd is register's onSessionEnd, for systray's exit callback (onLoopExit).
+	sessionEnd atomic.Pointer[func()]
+)
+
+// link is what the item lives on. On macOS that is the app's own NSStatusItem on AppKit's loop,
+// which Main runs on the main thread for the whole life of the process: nothing can end it under
+// the app, so it is always connected.
+type link struct{}
+
+// Connected is always true: see link.
+func (link) Connected() bool { return true }
+
+// Main runs f with AppKit's event loop on the calling goroutine and returns once f has returned.
+// AppKit runs its loop, and with it the menu bar item and every systray call, only on the
+// process's main thread (systray queues each call for it and waits), so call Main from the main
+// goroutine, which fyne.io/systray's init locks to the main thread; f runs on a goroutine of its
+// own and may call Start and the rest. When f returns, Main stops the loop.
+//
+// When the system quits the app (logout, or a Quit Apple Event), AppKit calls systray's exit
+// callback and ends the process as soon as it returns; see onLoopExit.
+func Main(f func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+		// A Quit before AppKit has launched would find no loop to stop: Run would never return.
+		<-launched
+		systray.Quit()
+	}()
+	systray.Run(func() { close(launched) }, onLoopExit)
+	<-done
+}
+
+// onLoopExit is systray's exit callback: AppKit runs it on the main thread when the system quits
+// the app (applicationWillTerminate) and ends the process when it returns, so it returns only
+// once onSessionEnd has (the app has drained and released). Meanwhile the app's tray calls wait
+// for the main thread, which this callback holds: it serves them itself by running the main run
+// loop in short turns, so the drain never waits for a thread that waits for the drain.
+func onLoopExit() {
+	h := sessionEnd.Load()
+	if h == nil {
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		(*h)()
+	}()
+	for {
+		select {
+		case <-done:
+			return
+		default:
+			C.serveMainThread(serveSlice)
+		}
+	}
+}
+
+// register keeps onSessionEnd for systray's exit callback (onLoopExit) and returns the start and
+// end functions: start waits up to readyWait for the item Main's loop creates and names it title
+// (its tooltip: a title would be shown as text in the menu bar); end stops the loop, after which
+// Main returns once its f has.
+func register(title string, onSessionEnd func()) (start, end func()) {
+	if onSessionEnd != nil {
+		sessionEnd.Store(&onSessionEnd)
+	}
+	start = func() {
+		select {
+		case <-launched:
+			systray.SetTooltip(title)
+		case <-time.After(readyWait):
+			slog.Warn("tray: the menu bar item did not appear (is the app running through tray.Main on the main goroutine?)",
+				"waited", readyWait)
+		}
+	}
+	return start, systray.Quit
+}
+
+// canStart: the menu bar needs nothing that can be missing.
+func canStart() (link, error) { return link{}, nil }
+
+// linkClosed is false: macOS systray reports no failures as panics (see link).
+func linkClosed(error) bool { return false }
+
+// iconData is the icon as systray takes it on macOS: the PNG itself (NSImage reads it).
+func iconData(png []byte) ([]byte, error) { return png, nil }
