@@ -68,6 +68,7 @@ func RunWindowProcess() (code int, ok bool) {
 	pres = ui.NewPresenter(win, acts)
 	win.SetMainMenu(ui.NewMainMenu(acts, pres.View.ShowError))
 
+	a.Lifecycle().SetOnStarted(func() { quitOnSystemRequest(logger) })
 	go followApp(client, pres, win, exit, logger)
 	win.Show()
 	a.Run() // returns only if Fyne ends its loop by itself (SIGINT, SIGTERM)

@@ -6,3 +6,7 @@ package tray
 // on Linux/BSD systray's D-Bus goroutines serve it, on Windows a thread its start locks for
 // itself (see tray_darwin.go for the system where it does).
 func Main(f func()) { f() }
+
+// clickOpensMenu is false here: a left click runs New's onTapped (the desktop's convention for a
+// tray icon: open the app), and the menu is on the right click.
+const clickOpensMenu = false

@@ -62,7 +62,8 @@ type node struct {
 }
 
 // New registers the tray with fyne.io/systray and returns it; onTapped (may be nil) runs on a left
-// click of the icon, on the tray's action goroutine like menu actions. onSessionEnd (may be nil)
+// click of the icon, on the tray's action goroutine like menu actions, except on macOS, where a
+// click opens the menu as every menu bar item's does (clickOpensMenu). onSessionEnd (may be nil)
 // runs when the system ends the app (Windows: WM_ENDSESSION at logout; macOS: logout or a Quit
 // Apple Event) on the tray's event loop, which the system waits for and then ends the process:
 // it should quit, drain and return only once the app is done. It shows nothing until Start.
@@ -79,7 +80,7 @@ func New(title string, onTapped, onSessionEnd func()) *Tray {
 		actions:   make(chan func(), queueLen),
 		done:      make(chan struct{}),
 	}
-	if onTapped != nil {
+	if onTapped != nil && !clickOpensMenu {
 		// Set before start: on Linux systray exports ItemIsMenu=false only if a tap handler
 		// exists then, and it calls the handler on a D-Bus goroutine that must not block.
 		systray.SetOnTapped(func() { t.dispatch(onTapped) })
@@ -91,8 +92,8 @@ func New(title string, onTapped, onSessionEnd func()) *Tray {
 // Start begins showing the item (systray's start function), then applies the icon and menu given
 // earlier. Any goroutine may call it: the item lives on the session D-Bus, served by systray's
 // own goroutines (on Windows on systray's window, whose message loop runs on a thread of its own;
-// on macOS on AppKit's loop, which Main runs on the main thread; Start waits up to readyWait for
-// either), so no Fyne loop is needed. Idempotent; a no-op after Stop.
+// on macOS on AppKit's loop, which Main runs on the main thread; Start waits for either to
+// exist, on Windows up to readyWait), so no Fyne loop is needed. Idempotent; a no-op after Stop.
 // Without a session bus (Linux/BSD) it logs, shows nothing and stays unstarted (a later call
 // retries), because systray's end function would crash on the connection it never made.
 func (t *Tray) Start() {

@@ -23,12 +23,24 @@ import (
 	"fyne.io/systray"
 )
 
-// readyWait bounds how long Start waits for AppKit to have launched the menu bar item.
-const readyWait = 10 * time.Second
+// clickOpensMenu is true on macOS: a click on a menu bar item opens its menu, for every item on
+// the menu bar (Apple's Human Interface Guidelines, "The menu bar"), so New's onTapped is not used
+// and the menu's Open opens the window.
+const clickOpensMenu = true
 
-// serveSlice is how long one turn of serveMainThread may wait for a queued call while the app
-// quits from systray's exit callback; the loop around it checks between turns whether the app is done.
-const serveSlice = 0.05 // seconds
+const (
+	// slowLaunch is how long Start waits for AppKit to have launched the menu bar item before it
+	// logs that it still waits (it goes on waiting: every item call made before would be lost).
+	slowLaunch = 10 * time.Second
+	// serveSlice is how long one turn of serveMainThread may wait for a queued call while the
+	// app quits from systray's exit callback; the loop around it checks between turns whether
+	// the app is done.
+	serveSlice = 0.05 // seconds
+	// finishWait bounds how long systray's exit callback waits, once the app has drained and
+	// released, for the rest of Main's f (closing the window process, which takes up to 2 s,
+	// removing the item and the instance socket) before AppKit ends the process.
+	finishWait = 3 * time.Second
+)
 
 var (
 	// launched is closed once AppKit has launched the app and created the menu bar item (systray's
@@ -36,6 +48,8 @@ var (
 	launched = make(chan struct{})
 	// sessionEnd is register's onSessionEnd, for systray's exit callback (onLoopExit).
 	sessionEnd atomic.Pointer[func()]
+	// finished is closed by Main once its f has returned (nil before Main runs).
+	finished atomic.Pointer[chan struct{}]
 )
 
 // link is what the item lives on. On macOS that is the app's own NSStatusItem on AppKit's loop,
@@ -56,6 +70,7 @@ func (link) Connected() bool { return true }
 // callback and ends the process as soon as it returns; see onLoopExit.
 func Main(f func()) {
 	done := make(chan struct{})
+	finished.Store(&done)
 	go func() {
 		defer close(done)
 		f()
@@ -69,22 +84,35 @@ func Main(f func()) {
 
 // onLoopExit is systray's exit callback: AppKit runs it on the main thread when the system quits
 // the app (applicationWillTerminate) and ends the process when it returns, so it returns only
-// once onSessionEnd has (the app has drained and released). Meanwhile the app's tray calls wait
-// for the main thread, which this callback holds: it serves them itself by running the main run
-// loop in short turns, so the drain never waits for a thread that waits for the drain.
+// once onSessionEnd has (the app has drained and released), and then once Main's f has returned
+// too or finishWait has passed. Meanwhile the app's tray calls wait for the main thread, which
+// this callback holds: it serves them itself by running the main run loop in short turns, so the
+// drain never waits for a thread that waits for the drain. (Clicks and Apple Events are not
+// delivered in those turns: nothing re-enters the app's quit.)
 func onLoopExit() {
 	h := sessionEnd.Load()
 	if h == nil {
 		return
 	}
-	done := make(chan struct{})
+	drained := make(chan struct{})
 	go func() {
-		defer close(done)
+		defer close(drained)
 		(*h)()
 	}()
+	serveUntil(drained, nil)
+	if done := finished.Load(); done != nil {
+		serveUntil(*done, time.After(finishWait))
+	}
+}
+
+// serveUntil serves the main run loop (serveMainThread) until done is closed or timeout fires
+// (nil: no timeout). Call it on the main thread.
+func serveUntil(done <-chan struct{}, timeout <-chan time.Time) {
 	for {
 		select {
 		case <-done:
+			return
+		case <-timeout:
 			return
 		default:
 			C.serveMainThread(serveSlice)
@@ -93,9 +121,9 @@ func onLoopExit() {
 }
 
 // register keeps onSessionEnd for systray's exit callback (onLoopExit) and returns the start and
-// end functions: start waits up to readyWait for the item Main's loop creates and names it title
-// (its tooltip: a title would be shown as text in the menu bar); end stops the loop, after which
-// Main returns once its f has.
+// end functions: start waits for the item Main's loop creates (logging once if that takes over
+// slowLaunch) and names it title (its tooltip: a title would be shown as text in the menu bar);
+// end stops the loop, after which Main returns once its f has.
 func register(title string, onSessionEnd func()) (start, end func()) {
 	if onSessionEnd != nil {
 		sessionEnd.Store(&onSessionEnd)
@@ -103,11 +131,12 @@ func register(title string, onSessionEnd func()) (start, end func()) {
 	start = func() {
 		select {
 		case <-launched:
-			systray.SetTooltip(title)
-		case <-time.After(readyWait):
-			slog.Warn("tray: the menu bar item did not appear (is the app running through tray.Main on the main goroutine?)",
-				"waited", readyWait)
+		case <-time.After(slowLaunch):
+			slog.Warn("tray: still waiting for the menu bar item (is the app running through tray.Main on the main goroutine?)",
+				"waited", slowLaunch)
+			<-launched
 		}
+		systray.SetTooltip(title)
 	}
 	return start, systray.Quit
 }
