@@ -17,7 +17,7 @@ static OSErr quitNow(const AppleEvent *event, AppleEvent *reply, SRefCon refcon)
 // installQuitNow makes quitNow the process's handler for the Quit Apple Event, in place of
 // AppKit's, and returns the Apple Event Manager's result (noErr: installed).
 static OSErr installQuitNow(void) {
-	return AEInstallEventHandler(kCoreEventClass, kAEQuitApplication, NewAEEventHandlerUPP(quitNow), 0, false);
+	return AEInstallEventHandler(kCoreEventClass, kAEQuitApplication, NewAEEventHandlerUPP(quitNow), NULL, 0);
 }
 */
 import "C"
