@@ -23,7 +23,8 @@ var Version = "dev"
 // Execute runs the command line args (without the program name) and returns the process exit
 // code (see exitcodes.go). desktop starts the desktop app when no subcommand is given; nil in
 // -tags nogui builds. The first SIGINT or SIGTERM cancels the running command's context; a
-// second one exits at once (signals.go).
+// second one exits at once (signals.go). Call it on the main goroutine: the desktop app needs the
+// main thread on macOS (DesktopFunc).
 func Execute(args []string, desktop DesktopFunc) int {
 	setProgName(os.Args[0])
 	// On Windows cobra refuses to run a process that explorer.exe started: it prints "This is a

@@ -34,8 +34,8 @@ type actions struct {
 }
 
 // ShowWindow brings the window up and focuses it. It is the one way the window is opened (the
-// tray's Open, a click on the icon, a takeover request, a later launch, a start without
-// --background): it starts a window process, or raises the window of the one that runs. Any
+// tray's Open, a click on the icon except on macOS, a takeover request, a later launch, a start
+// without --background): it starts a window process, or raises the window of the one that runs. Any
 // goroutine may call it (tray clicks arrive on the tray's own).
 func (a *actions) ShowWindow() {
 	defer a.Refresh() // the new window gets the state at once
@@ -45,8 +45,8 @@ func (a *actions) ShowWindow() {
 }
 
 // OpenConfig opens routines.toml with the person's default app (its folder if it is missing).
-// It waits for the system's opener to say whether it could (up to openWait), so call it off
-// the UI goroutine. Errors: the folder cannot be created; no opener, or none that handles the
+// It waits for the system's opener to say whether it could (up to openWait); its callers are the
+// tray's action goroutine and the window's rpc goroutine. Errors: the folder cannot be created; no opener, or none that handles the
 // file (openPath's).
 func (a *actions) OpenConfig() error {
 	target := a.p.Config
@@ -67,7 +67,8 @@ func (a *actions) OpenConfig() error {
 const windowGrace = 2 * time.Second
 
 // Quit stops the scheduler, waits for in-flight runs, releases ownership, then ends the app
-// (Run returns once the session has ended). The tray stays up meanwhile (its status line says it
+// (Run returns once the session has ended and the window process has exited; at a macOS logout
+// AppKit ends the process instead, once the drain is done). The tray stays up meanwhile (its status line says it
 // is finishing runs); the window closes at once. It returns at once and only its first call
 // counts; any goroutine may call it (the tray's Quit, the window's, a stop signal, the system's
 // logout).

@@ -66,7 +66,8 @@ func runApp(ctx context.Context, p paths.Paths, inst *instance.Primary, backgrou
 	alerts, closeAlerts := newAlerter(a, logger)
 	defer closeAlerts() // after the session's last notification (defers run last-in first-out)
 	feed := bridge.NewFeed()
-	var trayPres *ui.TrayPresenter // set below, before the session's first snapshot
+	// Assigned below: the session publishes only once sess.Run has started, further down.
+	var trayPres *ui.TrayPresenter
 	sess := session.New(session.Options{
 		Paths: p, Version: version, Logger: logger, Notifier: ui.Notifier{Alerts: alerts},
 		// Each snapshot goes to the tray and to the window process, if one is open (the feed
@@ -78,8 +79,9 @@ func runApp(ctx context.Context, p paths.Paths, inst *instance.Primary, backgrou
 		windowError: feed.ShowError}
 	acts.spawner = &bridge.Spawner{Command: windowCommand, Acts: acts, Feed: feed, Logger: logger}
 
-	// A left click shows the window; the end of the app by the system (Windows and macOS logout,
-	// which wait for the tray's answer) quits and drains.
+	// A left click shows the window (on macOS a click opens the menu, whose Open does); the end of
+	// the app by the system (Windows and macOS logout, which wait for the tray's answer) quits
+	// and drains.
 	tr := tray.New("Routinely", acts.ShowWindow, func() { acts.Quit(); <-sessDone })
 	defer tr.Stop()
 	trayPres = ui.NewTrayPresenter(tr, acts, alerts, func(err error) {
@@ -119,8 +121,8 @@ func runApp(ctx context.Context, p paths.Paths, inst *instance.Primary, backgrou
 	}()
 
 	<-sessDone // Quit, a signal or a failure
-	// The shutdown told the window process to close; wait until it has (or kill it after
-	// windowGrace), so that the app never exits before its window.
+	// Close the window process (after a Quit this only waits for it): it is told to close and
+	// killed after windowGrace, so the app never exits before its window.
 	acts.spawner.Stop(windowGrace)
 }
 

@@ -6,9 +6,8 @@ import (
 )
 
 // TrayPresenter applies session.State snapshots to the tray (menu and icon look) and sends the
-// notifications. It needs no UI loop, so the tray works while the window's toolkit loop has not
-// started (a --background app never pays for it until its window is opened). Call Apply from
-// one goroutine at a time.
+// notifications. It needs no UI loop: the app process never runs Fyne's loop, which runs only in
+// the window process while the window is open. Call Apply from one goroutine at a time.
 type TrayPresenter struct {
 	Menu *TrayMenu
 	Look Look

@@ -4,7 +4,7 @@
 // checker on every change.
 //
 //	go build -o build/crosscheck ./tools/crosscheck
-//	GOOS=darwin GOARCH=arm64 CGO_ENABLED=1 build/crosscheck ./...
+//	GOOS=darwin GOARCH=arm64 CGO_ENABLED=1 build/crosscheck -tags 'no_animations no_emoji' ./...
 //
 // (Build it first: `go run` would build it for GOOS too.)
 //
@@ -16,8 +16,9 @@
 // only this module's packages are checked in full, and only their errors are reported. Uses of
 // C names are not checked, so a mistake in cgo code itself still needs the real toolchain.
 //
-// It prints each error as FILE:LINE:COL: message and exits 1 if there was one, 2 if the packages
-// could not be listed.
+// Its arguments are go list's: build flags, then package patterns. It prints each error as
+// FILE:LINE:COL: message, a package go list could not load as its error, and exits 1 if it
+// printed any, 2 if go list itself failed.
 package main
 
 import (
@@ -25,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/parser"
 	"go/token"
 	"go/types"
@@ -42,6 +44,7 @@ type listed struct {
 	CgoFiles   []string
 	ImportMap  map[string]string // vendored or replaced import paths
 	DepOnly    bool              // a dependency, not named by the patterns
+	Error      *struct{ Err string }
 }
 
 func main() {
@@ -51,16 +54,16 @@ func main() {
 		os.Exit(2)
 	}
 	if n := check(pkgs, os.Stdout); n > 0 {
-		fmt.Fprintf(os.Stderr, "crosscheck: %d type error(s) for %s/%s\n", n, os.Getenv("GOOS"), os.Getenv("GOARCH"))
+		fmt.Fprintf(os.Stderr, "crosscheck: %d error(s) for %s/%s\n", n, build.Default.GOOS, build.Default.GOARCH)
 		os.Exit(1)
 	}
 }
 
-// list returns the packages patterns name and all their dependencies, each after the packages
-// it imports (go list -deps prints them in that order). Errors: go list failed or printed
-// something that is not its JSON.
-func list(patterns []string) ([]listed, error) {
-	cmd := exec.Command("go", append([]string{"list", "-e", "-deps", "-json"}, patterns...)...)
+// list returns the packages args (go list's build flags and patterns) name and all their
+// dependencies, each after the packages it imports (go list -deps prints them in that order).
+// Errors: go list failed or printed something that is not its JSON.
+func list(args []string) ([]listed, error) {
+	cmd := exec.Command("go", append([]string{"list", "-e", "-deps", "-json"}, args...)...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -102,6 +105,9 @@ func check(pkgs []listed, w io.Writer) int {
 				fmt.Fprintln(w, err)
 				bad++
 			}
+		}
+		if p.Error != nil {
+			report(fmt.Errorf("%s: %s", p.ImportPath, p.Error.Err))
 		}
 		var files []*ast.File
 		for _, name := range append(append([]string{}, p.GoFiles...), p.CgoFiles...) {

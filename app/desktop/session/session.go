@@ -23,8 +23,8 @@ type Options struct {
 	Logger   *slog.Logger
 	Notifier scheduler.Notifier
 	// Publish receives every new snapshot, from the session's refresh goroutine. It must not
-	// wait for the UI loop: the desktop updates the tray at once and hands the snapshot to the
-	// UI goroutine with fyne.Do.
+	// wait for a window: the desktop updates the tray at once and hands the snapshot to the
+	// window process's feed (bridge.Feed), which keeps only the newest for it.
 	Publish func(State)
 	// Tick is how often the state is refreshed while another process owns (its diagnoses, the
 	// stuck-owner countdown) or a takeover request waits (the prompt's countdown); 0 → 1 s.

@@ -92,8 +92,9 @@ func New(title string, onTapped, onSessionEnd func()) *Tray {
 // Start begins showing the item (systray's start function), then applies the icon and menu given
 // earlier. Any goroutine may call it: the item lives on the session D-Bus, served by systray's
 // own goroutines (on Windows on systray's window, whose message loop runs on a thread of its own;
-// on macOS on AppKit's loop, which Main runs on the main thread; Start waits for either to
-// exist, on Windows up to readyWait), so no Fyne loop is needed. Idempotent; a no-op after Stop.
+// on macOS on AppKit's loop, which Main runs on the main thread), so no Fyne loop is needed. Start
+// blocks, holding the tray's lock (so SetIcon and Show wait too), until the item exists: on
+// Windows up to readyWait, on macOS until Main's loop has launched (warning after slowLaunch). Idempotent; a no-op after Stop.
 // Without a session bus (Linux/BSD) it logs, shows nothing and stays unstarted (a later call
 // retries), because systray's end function would crash on the connection it never made.
 func (t *Tray) Start() {
@@ -140,7 +141,7 @@ func (t *Tray) Stop() {
 	t.listeners.Wait()
 }
 
-// SetIcon shows r as the tray icon. r is a PNG (as Fyne's tray takes it: SVG is not rasterised).
+// SetIcon shows r as the tray icon. r must be a PNG (SVG is not rasterised).
 // Before Start it is kept and applied by Start; after Stop, or once the session bus has gone,
 // it does nothing. It never panics. Safe from any goroutine.
 func (t *Tray) SetIcon(r fyne.Resource) {
@@ -367,7 +368,8 @@ func (t *Tray) receive(n *node, ready *sync.WaitGroup) {
 }
 
 // dispatch queues f for the action goroutine without blocking the caller (a receiver, or
-// systray's tap callback on a D-Bus or UI goroutine).
+// systray's tap callback on a D-Bus goroutine on Linux/BSD or systray's message-loop thread on
+// Windows).
 func (t *Tray) dispatch(f func()) {
 	select {
 	case t.actions <- f:

@@ -35,7 +35,7 @@ const (
 	// serveSlice is how long one turn of serveMainThread may wait for a queued call while the
 	// app quits from systray's exit callback; the loop around it checks between turns whether
 	// the app is done.
-	serveSlice = 0.05 // seconds
+	serveSlice = 50 * time.Millisecond
 	// finishWait bounds how long systray's exit callback waits, once the app has drained and
 	// released, for the rest of Main's f (closing the window process, which takes up to 2 s,
 	// removing the item and the instance socket) before AppKit ends the process.
@@ -43,12 +43,14 @@ const (
 )
 
 var (
-	// launched is closed once AppKit has launched the app and created the menu bar item (systray's
-	// ready callback, on Main's loop); systray drops item calls made before.
+	// launched is closed once AppKit has launched the app and created the menu bar item (by
+	// systray's ready callback, which systray runs on a goroutine of its own); systray drops
+	// item calls made before.
 	launched = make(chan struct{})
 	// sessionEnd is register's onSessionEnd, for systray's exit callback (onLoopExit).
 	sessionEnd atomic.Pointer[func()]
-	// finished is closed by Main once its f has returned (nil before Main runs).
+	// finished is closed by Main's goroutine once its f has returned and the loop has been told
+	// to stop (nil before Main runs).
 	finished atomic.Pointer[chan struct{}]
 )
 
@@ -75,6 +77,8 @@ func Main(f func()) {
 		defer close(done)
 		f()
 		// A Quit before AppKit has launched would find no loop to stop: Run would never return.
+		// f's Tray.Stop has normally quit already; systray.Quit runs once (quitOnce), so this
+		// one is for an f that returned without it.
 		<-launched
 		systray.Quit()
 	}()
@@ -115,7 +119,7 @@ func serveUntil(done <-chan struct{}, timeout <-chan time.Time) {
 		case <-timeout:
 			return
 		default:
-			C.serveMainThread(serveSlice)
+			C.serveMainThread(C.double(serveSlice.Seconds()))
 		}
 	}
 }
