@@ -25,12 +25,10 @@ type actions struct {
 	*session.Session
 	app     fyne.App
 	spawner *bridge.Spawner // the window process
-	// windowError shows a failed tray action in the window, if one is open.
-	windowError func(error)
-	p           paths.Paths
-	logger      *slog.Logger
-	stop        context.CancelFunc // ends the session: it drains and releases
-	quit        sync.Once
+	p       paths.Paths
+	logger  *slog.Logger
+	stop    context.CancelFunc // ends the session: it drains and releases
+	quit    sync.Once
 }
 
 // ShowWindow brings the window up and focuses it. It is the one way the window is opened (the
@@ -46,8 +44,8 @@ func (a *actions) ShowWindow() {
 
 // OpenConfig opens routines.toml with the person's default app (its folder if it is missing).
 // It waits for the system's opener to say whether it could (up to openWait); its callers are the
-// tray's action goroutine and the window's rpc goroutine. Errors: the folder cannot be created; no opener, or none that handles the
-// file (openPath's).
+// tray's action goroutine and the window's rpc goroutine. Errors: the folder cannot be created;
+// no opener, or none that handles the file (openPath's).
 func (a *actions) OpenConfig() error {
 	target := a.p.Config
 	if _, err := os.Stat(target); errors.Is(err, fs.ErrNotExist) {
@@ -68,10 +66,10 @@ const windowGrace = 2 * time.Second
 
 // Quit stops the scheduler, waits for in-flight runs, releases ownership, then ends the app
 // (Run returns once the session has ended and the window process has exited; at a macOS logout
-// AppKit ends the process instead, once the drain is done). The tray stays up meanwhile (its status line says it
-// is finishing runs); the window closes at once. It returns at once and only its first call
-// counts; any goroutine may call it (the tray's Quit, the window's, a stop signal, the system's
-// logout).
+// AppKit ends the process instead, once the drain is done). The tray stays up meanwhile (its
+// status line says it is finishing runs); the window closes at once. It returns at once and only
+// its first call counts; any goroutine may call it (the tray's Quit, the window's, a stop signal,
+// the system's logout).
 func (a *actions) Quit() {
 	a.quit.Do(func() {
 		a.logger.Info("quitting: draining runs and releasing ownership")

@@ -75,8 +75,7 @@ func runApp(ctx context.Context, p paths.Paths, inst *instance.Primary, backgrou
 		Publish: func(st session.State) { trayPres.Apply(st); feed.Publish(st) },
 	})
 	sessDone := make(chan struct{})
-	acts := &actions{Session: sess, app: a, p: p, logger: logger, stop: stopSession,
-		windowError: feed.ShowError}
+	acts := &actions{Session: sess, app: a, p: p, logger: logger, stop: stopSession}
 	acts.spawner = &bridge.Spawner{Command: windowCommand, Acts: acts, Feed: feed, Logger: logger}
 
 	// A left click shows the window (on macOS a click opens the menu, whose Open does); the end of
@@ -87,7 +86,7 @@ func runApp(ctx context.Context, p paths.Paths, inst *instance.Primary, backgrou
 	trayPres = ui.NewTrayPresenter(tr, acts, alerts, func(err error) {
 		logger.Warn("tray action failed", "err", err)
 		alerts.Send(ui.Alert{Title: "Routinely: that did not work", Body: err.Error(), Warning: true})
-		acts.windowError(err)
+		feed.ShowError(err) // in the window too, if one is open
 	})
 	// Runs once the session has ended (its refresh loop made the last Apply): a takeover
 	// question still on screen has nobody left to answer it.

@@ -34,12 +34,11 @@ func TestReportsTheTargetsTypeErrorsOnly(t *testing.T) {
 	t.Setenv("CGO_ENABLED", "1")
 	t.Setenv("GOFLAGS", "-mod=mod")
 
-	pkgs, err := list([]string{"."})
+	var out strings.Builder
+	n, err := check([]string{"."}, "", &out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out strings.Builder
-	n := check(pkgs, &out)
 	if n != 1 || !strings.Contains(out.String(), "tray_darwin.go:10:") || !strings.Contains(out.String(), `"on darwin"`) {
 		t.Errorf("check reported %d error(s):\n%s\nwant only the one in tray_darwin.go, line 10", n, out.String())
 	}

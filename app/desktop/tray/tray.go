@@ -94,9 +94,10 @@ func New(title string, onTapped, onSessionEnd func()) *Tray {
 // own goroutines (on Windows on systray's window, whose message loop runs on a thread of its own;
 // on macOS on AppKit's loop, which Main runs on the main thread), so no Fyne loop is needed. Start
 // blocks, holding the tray's lock (so SetIcon and Show wait too), until the item exists: on
-// Windows up to readyWait, on macOS until Main's loop has launched (warning after slowLaunch). Idempotent; a no-op after Stop.
-// Without a session bus (Linux/BSD) it logs, shows nothing and stays unstarted (a later call
-// retries), because systray's end function would crash on the connection it never made.
+// Windows up to readyWait, on macOS until Main's loop has launched (warning after slowLaunch).
+// Idempotent; a no-op after Stop. Without a session bus (Linux/BSD) it logs, shows nothing and
+// stays unstarted (a later call retries), because systray's end function would crash on the
+// connection it never made.
 func (t *Tray) Start() {
 	t.mu.Lock()
 	defer t.mu.Unlock()

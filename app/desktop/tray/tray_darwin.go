@@ -50,8 +50,8 @@ var (
 	// sessionEnd is register's onSessionEnd, for systray's exit callback (onLoopExit).
 	sessionEnd atomic.Pointer[func()]
 	// finished is closed by Main's goroutine once its f has returned and the loop has been told
-	// to stop (nil before Main runs).
-	finished atomic.Pointer[chan struct{}]
+	// to stop (Main runs once per process: it is the process's event loop).
+	finished = make(chan struct{})
 )
 
 // link is what the item lives on. On macOS that is the app's own NSStatusItem on AppKit's loop,
@@ -66,15 +66,13 @@ func (link) Connected() bool { return true }
 // AppKit runs its loop, and with it the menu bar item and every systray call, only on the
 // process's main thread (systray queues each call for it and waits), so call Main from the main
 // goroutine, which fyne.io/systray's init locks to the main thread; f runs on a goroutine of its
-// own and may call Start and the rest. When f returns, Main stops the loop.
+// own and may call Start and the rest. When f returns, Main stops the loop. Call it once.
 //
 // When the system quits the app (logout, or a Quit Apple Event), AppKit calls systray's exit
 // callback and ends the process as soon as it returns; see onLoopExit.
 func Main(f func()) {
-	done := make(chan struct{})
-	finished.Store(&done)
 	go func() {
-		defer close(done)
+		defer close(finished)
 		f()
 		// A Quit before AppKit has launched would find no loop to stop: Run would never return.
 		// f's Tray.Stop has normally quit already; systray.Quit runs once (quitOnce), so this
@@ -83,7 +81,7 @@ func Main(f func()) {
 		systray.Quit()
 	}()
 	systray.Run(func() { close(launched) }, onLoopExit)
-	<-done
+	<-finished
 }
 
 // onLoopExit is systray's exit callback: AppKit runs it on the main thread when the system quits
@@ -104,9 +102,7 @@ func onLoopExit() {
 		(*h)()
 	}()
 	serveUntil(drained, nil)
-	if done := finished.Load(); done != nil {
-		serveUntil(*done, time.After(finishWait))
-	}
+	serveUntil(finished, time.After(finishWait))
 }
 
 // serveUntil serves the main run loop (serveMainThread) until done is closed or timeout fires
