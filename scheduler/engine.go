@@ -75,7 +75,10 @@ type Engine struct {
 
 	lateTolerance time.Duration // a timer firing later than this is repaired by catch-up
 	pollEvery     time.Duration // run-now request polling
-	wakeEvery     time.Duration // wake watcher period (at most 15 s, so a wake is repaired promptly)
+	// commitWait is how long after a reported journal write the poller keeps looking for its
+	// commit (commitLooks): an fsync on a busy disk can take seconds.
+	commitWait time.Duration
+	wakeEvery  time.Duration // wake watcher period (at most 15 s, so a wake is repaired promptly)
 
 	mu       sync.Mutex
 	cfg      *config.Config // last good set
@@ -136,7 +139,7 @@ func NewEngine(opts EngineOptions) (*Engine, error) {
 	e := &Engine{
 		opts: opts, clock: opts.Clock, log: opts.Logger, j: opts.Journal, gate: opts.Gate, coord: opts.Coordinator,
 		alerts:      action.NewAlerts(nil),
-		orphanGrace: defaultOrphanGrace, lateTolerance: 2 * time.Second, pollEvery: 500 * time.Millisecond, wakeEvery: 5 * time.Second,
+		orphanGrace: defaultOrphanGrace, lateTolerance: 2 * time.Second, pollEvery: 500 * time.Millisecond, commitWait: 10 * time.Second, wakeEvery: 5 * time.Second,
 		routines: map[string]*armed{}, taken: map[int64]bool{}, bgStop: make(chan struct{}),
 		jitter: rand.N[time.Duration], zones: config.SystemZones, catchUps: newCatchUpLimiter(),
 		trouble: journalTrouble{began: make(chan struct{}, 1)}, pollWake: make(chan struct{}, 1),
@@ -271,7 +274,10 @@ func (e *Engine) Start(ctx context.Context) error {
 		e.background(func(stop <-chan struct{}) { e.watchConfig(watch, stop) })
 	}
 	e.background(e.watchWake)
-	e.background(e.pollRequests)
+	// The watch is set up before Start returns, so a write made after it (a `run --here` in this
+	// process) is always reported.
+	changes := e.watchJournalFiles(e.bgStop)
+	e.background(func(stop <-chan struct{}) { e.pollRequests(changes, stop) })
 	e.background(e.watchJournal)
 	return nil
 }

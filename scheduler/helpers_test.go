@@ -145,6 +145,9 @@ type harness struct {
 	onChange func()
 	// pollEvery, when set before start, replaces the poller's 0.5 s.
 	pollEvery time.Duration
+	// commitWait, when set before start, replaces the 10 s the poller keeps looking for the
+	// commit of a reported write.
+	commitWait time.Duration
 }
 
 // recordingNotifier keeps every notification.
@@ -217,6 +220,9 @@ func (h *harness) start() *Engine {
 	}
 	if h.pollEvery != 0 {
 		e.pollEvery = h.pollEvery
+	}
+	if h.commitWait != 0 {
+		e.commitWait = h.commitWait
 	}
 	if err := e.Start(context.Background()); err != nil {
 		h.t.Fatal(err)

@@ -14,17 +14,20 @@ import (
 )
 
 // pollRequests picks up run-now requests and pauses from the journal as soon as a file watch
-// reports a write to it (else every pollEvery, < 1 s), and runs each request through the same
-// claim, overlap, timeout and history path as a scheduled slot. It also retries the start's
-// catch-up pass and refused slots, every pollEvery while there are any.
-func (e *Engine) pollRequests(stop <-chan struct{}) {
-	changes := e.watchJournalFiles(stop)
+// (changes, from watchJournalFiles; nil: none) reports a write to it (else every pollEvery,
+// < 1 s), and runs each request through the same claim, overlap, timeout and history path as a
+// scheduled slot. It also retries the start's catch-up pass and refused slots, every pollEvery
+// while there are any.
+func (e *Engine) pollRequests(changes <-chan struct{}, stop <-chan struct{}) {
 	t := time.NewTimer(0)
 	defer t.Stop()
-	var commit commitLooks
+	commit := commitLooks{first: e.pollEvery, window: e.commitWait}
+	if changes != nil {
+		// A write already under way when the watch was set up is never reported.
+		commit.reported(time.Now())
+	}
 	for {
 		if e.journalChanged() {
-			commit.seen()
 			e.refreshPauses()
 			if !e.serveRequests() {
 				e.pollAgain()
@@ -32,22 +35,23 @@ func (e *Engine) pollRequests(stop <-chan struct{}) {
 		}
 		e.runStartPass()
 		e.catchUpRefused()
-		t.Reset(commit.next(e.nextPoll(changes != nil)))
+		t.Reset(commit.next(time.Now(), e.nextPoll(changes != nil)))
 		select {
 		case <-stop:
 			return
 		case <-t.C:
 		case <-e.pollWake:
 		case <-changes:
-			commit.reported(e.pollEvery)
+			commit.reported(time.Now())
 			// Most commits are visible a few milliseconds after their first write.
 			select {
 			case <-stop:
 				return
 			case <-time.After(commitSettle):
 			}
-			// The look below covers every write reported until now: a notice left from the same
-			// commit must not start another wait once the look has seen it.
+			// The look below covers every write reported until now, and commitLooks the commits
+			// among them it cannot see yet: a notice left from the same commit must not start
+			// another wait.
 			select {
 			case <-changes:
 			default:
@@ -56,45 +60,43 @@ func (e *Engine) pollRequests(stop <-chan struct{}) {
 	}
 }
 
-// commitLooks is the poller's wait for the commit of a write the watch reported. A write is
-// seen as it starts, before its commit is visible (the -wal is written, then synced, then the
-// commit published), and the watch reports nothing of the rest: until a look sees a change, the
-// poller looks again after pollEvery, then twice as long each time, for up to commitWait (the
-// fsync of a busy disk can take longer than one poll; SQLite writers are serialized, so the
-// next change seen is this write's or comes after it). A write that never changes what a look
-// sees (a checkpoint, a rolled-back write) costs a few looks, not one every pollEvery.
+// commitLooks is the poller's wait for commits it cannot see yet. The watch reports a write as
+// it starts, before its commit is visible (the -wal is written, then synced, then the commit
+// published in the -shm, which raises no event), and a write already under way when the watch
+// was set up is not reported at all. So after the watch is set up and after every reported
+// write, the poller looks again after pollEvery, then twice as long each time, until the
+// engine's commitWait has passed since the latest of them: 0.5, 1.5, 3.5, 7.5 and 10 s after it. It keeps looking
+// even when a look in between saw a change, because that change can be another commit (the
+// owner's own claim, a second writer's) while the reported one is still being synced: a run-now
+// request was then left for the 30 s safety net, past the 15 s `run` waits for it to start
+// (TestACommitSeenLateIsStillServed). While nothing changes each look is one prepared
+// statement (journalChanged).
 type commitLooks struct {
-	since time.Time     // when the write was reported; zero: no commit awaited
-	wait  time.Duration // before the next look
+	first, window time.Duration // the first wait after a report (pollEvery); how long to look (commitWait)
+	since         time.Time     // the latest reported write (or the watch's setup); zero: none awaited
+	wait          time.Duration // before the next look
 }
 
-// reported notes a write the watch reported (first: every pollEvery after it).
-func (c *commitLooks) reported(pollEvery time.Duration) {
-	if c.since.IsZero() {
-		c.since, c.wait = time.Now(), pollEvery
-	}
+// reported notes a write the watch reported at now: the looks start again from first.
+func (c *commitLooks) reported(now time.Time) {
+	c.since, c.wait = now, c.first
 }
 
-// seen notes that a look saw the journal change: no commit is awaited.
-func (c *commitLooks) seen() { c.since = time.Time{} }
-
-// next returns how long the poller sleeps, given idle, its sleep with no commit awaited.
-func (c *commitLooks) next(idle time.Duration) time.Duration {
+// next returns how long the poller sleeps from now, given idle, its sleep with no commit
+// awaited.
+func (c *commitLooks) next(now time.Time, idle time.Duration) time.Duration {
 	if c.since.IsZero() {
 		return idle
 	}
-	if time.Since(c.since) >= commitWait {
+	left := c.window - now.Sub(c.since)
+	if left <= 0 {
 		c.since = time.Time{}
 		return idle
 	}
-	d := min(idle, c.wait)
+	d := min(idle, c.wait, left)
 	c.wait *= 2
 	return d
 }
-
-// commitWait bounds how long the poller looks for the commit of a write the watch reported
-// (commitLooks).
-const commitWait = 10 * time.Second
 
 // commitSettle is how long the poller waits after a write to the journal's files is reported
 // before it looks: long enough for most commits (write, fsync, publish) to become visible.
