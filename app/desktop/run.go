@@ -4,6 +4,7 @@ package desktop
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -127,13 +128,17 @@ func runApp(ctx context.Context, p paths.Paths, inst *instance.Primary, backgrou
 
 // windowCommand is the command that starts a window process: this very binary (on Linux,
 // /proc/self/exe names it even if the file was replaced by an update meanwhile, so both ends
-// speak the same bridge), with the marker in its environment.
+// speak the same bridge), with the marker in its environment. When the system cannot say where
+// this binary is, the command's Err says so and its Start returns that error.
 func windowCommand() *exec.Cmd {
-	exe := "/proc/self/exe"
+	exe, err := "/proc/self/exe", error(nil)
 	if runtime.GOOS != "linux" {
-		exe, _ = os.Executable()
+		exe, err = os.Executable()
 	}
 	cmd := exec.Command(exe)
+	if err != nil {
+		cmd.Err = fmt.Errorf("cannot find this program's binary to start the window: %w", err)
+	}
 	cmd.Args = []string{os.Args[0]}
 	cmd.Env = append(os.Environ(), bridge.EnvWindowProcess+"=1")
 	if os.Stderr != nil { // a Windows GUI-subsystem process may have none
