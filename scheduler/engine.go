@@ -75,8 +75,9 @@ type Engine struct {
 
 	lateTolerance time.Duration // a timer firing later than this is repaired by catch-up
 	pollEvery     time.Duration // run-now request polling
-	// commitWait is how long after a reported journal write the poller keeps looking for its
-	// commit (commitLooks): an fsync on a busy disk can take seconds.
+	// commitWait is how long after the journal watch's setup and after each reported journal
+	// write the poller keeps looking for commits it cannot see yet (commitLooks): an fsync on a
+	// busy disk can take seconds.
 	commitWait time.Duration
 	wakeEvery  time.Duration // wake watcher period (at most 15 s, so a wake is repaired promptly)
 

@@ -49,11 +49,12 @@ func (e *Engine) pollRequests(changes <-chan struct{}, stop <-chan struct{}) {
 				return
 			case <-time.After(commitSettle):
 			}
-			// The look below covers every write reported until now, and commitLooks the commits
-			// among them it cannot see yet: a notice left from the same commit must not start
-			// another wait.
+			// The look below covers every write reported until now, so a notice left from the
+			// same commit starts no second settle; commitLooks' window runs from the latest one,
+			// for a write begun during the settle whose commit the look may not see yet.
 			select {
 			case <-changes:
+				commit.reported(time.Now())
 			default:
 			}
 		}
@@ -65,10 +66,11 @@ func (e *Engine) pollRequests(changes <-chan struct{}, stop <-chan struct{}) {
 // published in the -shm, which raises no event), and a write already under way when the watch
 // was set up is not reported at all. So after the watch is set up and after every reported
 // write, the poller looks again after pollEvery, then twice as long each time, until the
-// engine's commitWait has passed since the latest of them: 0.5, 1.5, 3.5, 7.5 and 10 s after it. It keeps looking
-// even when a look in between saw a change, because that change can be another commit (the
-// owner's own claim, a second writer's) while the reported one is still being synced: a run-now
-// request was then left for the 30 s safety net, past the 15 s `run` waits for it to start
+// engine's commitWait has passed since the latest of them: after a reported write about 0.02
+// (commitSettle), 0.5, 1.5, 3.5, 7.5 and 10 s after it. It keeps looking even when a look in
+// between saw a change, because that change can be another commit (the owner's own claim, a
+// second writer's) while the reported one is still being synced: a run-now request was then
+// left for the 30 s safety net, past the 15 s `run` waits for it to start
 // (TestACommitSeenLateIsStillServed). While nothing changes each look is one prepared
 // statement (journalChanged).
 type commitLooks struct {
@@ -103,9 +105,10 @@ func (c *commitLooks) next(now time.Time, idle time.Duration) time.Duration {
 const commitSettle = 20 * time.Millisecond
 
 // idlePoll is how often the poller looks while a file watch reports the journal's changes and
-// nothing is left to retry: a safety net for a change the watch did not report. The watch loses
-// events only when its queue overflows, which it reports (watchJournalFiles takes that as a
-// change), so the net can be wide: each look is a wake-up of an idle owner.
+// nothing is left to retry: a safety net for a change the watch did not report, and for a commit
+// that became visible more than commitWait after its write was reported. The watch loses events
+// only when its queue overflows, which it reports (watchJournalFiles takes that as a change), so
+// the net can be wide: each look is a wake-up of an idle owner.
 const idlePoll = 30 * time.Second
 
 // nextPoll is how long the poller sleeps: pollEvery (0.5 s) while the start pass, a refused slot
