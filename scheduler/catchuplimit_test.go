@@ -3,6 +3,7 @@ package scheduler
 import (
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,15 +24,16 @@ func TestCatchUpLimiterOrderAndBound(t *testing.T) {
 	}
 	relB, _ := l.acquire(never, "b", base.Add(9*time.Second))
 	admitted := make(chan string, 3)
+	var waiters sync.WaitGroup // a waiter reports its admission before it releases
 	wait := func(name string, slot time.Time, done chan struct{}) {
-		go func() {
+		waiters.Go(func() {
 			if rel, ok := l.acquire(done, name, slot); ok {
 				admitted <- name
 				rel()
 			} else {
 				admitted <- "cancelled " + name
 			}
-		}()
+		})
 	}
 	cancelD := make(chan struct{})
 	wait("late", base.Add(3*time.Second), never)
@@ -56,6 +58,7 @@ func TestCatchUpLimiterOrderAndBound(t *testing.T) {
 		t.Fatalf("then %q, want late", n)
 	}
 	relB()
+	waiters.Wait()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.running != 0 || len(l.waiting) != 0 {
