@@ -145,8 +145,8 @@ type harness struct {
 	onChange func()
 	// pollEvery, when set before start, replaces the poller's 0.5 s.
 	pollEvery time.Duration
-	// commitWait, when set before start, replaces the 10 s the poller keeps looking for the
-	// commit of a reported write.
+	// commitWait, when set before start, replaces the 10 s the poller keeps looking for commits
+	// after the journal watch's setup and after each reported write.
 	commitWait time.Duration
 }
 

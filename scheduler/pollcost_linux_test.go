@@ -25,12 +25,7 @@ func unreported(t *testing.T, h *harness) *journal.Journal {
 			t.Fatal(err)
 		}
 	}
-	j, err := journal.Open(filepath.Join(dir, "journal.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = j.Close() })
-	return j
+	return openJournal(t, dir)
 }
 
 // A run-now request whose commit no look saw when its write was reported is still served: the
@@ -78,11 +73,7 @@ func TestACommitSeenLateIsStillServed(t *testing.T) {
 		if err := h.j.SetPaused("a", "by the test", nil); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "the pause seen", func() bool {
-			e.mu.Lock()
-			defer e.mu.Unlock()
-			return e.pauses["a"].Note == "by the test"
-		})
+		waitPauseSeen(t, e, "a", "by the test")
 		// … and a request that becomes visible after that look, with no notice of its own.
 		id, err := other.RequestRun("a")
 		if err != nil {

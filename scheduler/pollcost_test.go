@@ -31,11 +31,7 @@ func TestThePollerRestsAfterAWrite(t *testing.T) {
 	if err := h.j.SetPaused("a", "by the test, again", nil); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the pause seen", func() bool {
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		return e.pauses["a"].Note == "by the test, again"
-	})
+	waitPauseSeen(t, e, "a", "by the test, again")
 	time.Sleep(3 * time.Second)
 	// 20, 70, 170, 370, 770 and 1000 ms after the first write; a second series if the second
 	// write's notice came after the first look (a slow fsync); one every 50 ms for the window
@@ -64,4 +60,14 @@ func TestThePollerRestsAfterAWrite(t *testing.T) {
 	if n := e.looked.Load() - before; n < 1 || n > 8 {
 		t.Errorf("after a write that committed nothing the poller looked %d times in 3 s, want 1 to 8", n)
 	}
+}
+
+// waitPauseSeen waits until e's poller has read routine's pause with note from the journal.
+func waitPauseSeen(t *testing.T, e *Engine, routine, note string) {
+	t.Helper()
+	eventually(t, "the pause seen", func() bool {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		return e.pauses[routine].Note == note
+	})
 }
