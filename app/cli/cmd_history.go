@@ -16,6 +16,7 @@ type historyOptions struct {
 	routine string
 	limit   int
 	output  int64
+	raw     bool
 	json    bool
 }
 
@@ -28,7 +29,9 @@ func newHistoryCmd(e *env) *cobra.Command {
 		Long: `Show the newest runs first, of one routine or all. Every slot the scheduler handled is
 there: runs, skipped slots (paused, overlap), missed slots outside the catch-up window or while
 the journal could not be written ("journal unavailable from … to …", recorded once it can), and
-runs interrupted by a crashed owner. --output RUN_ID prints one run's captured output.`,
+runs interrupted by a crashed owner. --output RUN_ID prints one run's captured output, with
+every control character but newline and tab shown as an escape (\u001b for ESC): a watched page
+or a command's output cannot drive your terminal. --raw prints its bytes exactly.`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -39,18 +42,24 @@ runs interrupted by a crashed owner. --output RUN_ID prints one run's captured o
 	}
 	cmd.Flags().IntVar(&o.limit, "limit", o.limit, "number of runs to show")
 	cmd.Flags().Int64Var(&o.output, "output", 0, "print the captured output of run `RUN_ID`")
+	cmd.Flags().BoolVar(&o.raw, "raw", false, "with --output: print the output's bytes exactly, control characters included")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON (shape in the README)")
 	return cmd
 }
 
-// runHistory prints the journal's runs, or one run's output. Errors: bad --limit or --output (2),
-// unknown run id or routine (1), journal unreadable (1), state directory (77). It creates nothing.
+// runHistory prints the journal's runs, or one run's output (its bytes with --raw, else
+// escaped as everything the CLI prints). Errors: bad --limit or --output, or --raw without
+// --output (2), unknown run id or routine (1), journal unreadable (1), state directory (77). It
+// creates nothing.
 func runHistory(_ context.Context, e *env, o historyOptions) error {
 	if o.limit < 1 {
 		return fmt.Errorf("%w: --limit %d: want at least 1", errUsage, o.limit)
 	}
 	if o.output < 0 {
 		return fmt.Errorf("%w: --output %d: want a run id from '"+progName+" history'", errUsage, o.output)
+	}
+	if o.raw && o.output == 0 {
+		return fmt.Errorf("%w: --raw goes with --output RUN_ID (it prints that run's output exactly)", errUsage)
 	}
 	p, _, err := e.lookup()
 	if err != nil {
@@ -84,7 +93,11 @@ func runHistory(_ context.Context, e *env, o historyOptions) error {
 			fmt.Fprintf(e.stderr, "run %d printed nothing.\n", o.output)
 			return nil
 		}
-		_, err = e.stdout.Write(out)
+		w := e.stdout // escaped: see env
+		if o.raw {
+			w = e.rawStdout
+		}
+		_, err = w.Write(out)
 		return err
 	}
 	runs, err := j.History(o.routine, o.limit)

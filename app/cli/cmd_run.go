@@ -125,7 +125,7 @@ func waitForRun(ctx context.Context, e *env, p paths.Paths, j *journal.Journal, 
 	case owner != nil:
 		who = fmt.Sprintf("the %s (pid %d)", roleName(owner.Role), owner.PID)
 	}
-	prog := startProgress(ctx, e.stderr)
+	prog := startProgress(ctx, e.rawStderr)
 	defer prog.Stop()
 	if who == "this process" {
 		prog.Set(fmt.Sprintf("starting %s…", name))

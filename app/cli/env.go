@@ -7,25 +7,34 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/routinely/routinely/internal/termsafe"
 )
 
 // env is what every command's run function needs from the outside world; tests build their own.
 type env struct {
-	stdout, stderr io.Writer
-	home           string // --home ("" → $ROUTINELY_HOME → per-OS default)
-	logLevel       string // --log-level
-	logger         *slog.Logger
-	now            func() time.Time
-	getenv         func(string) string
-	desktopBuilt   bool // the binary includes the desktop app (not -tags nogui)
+	// stdout and stderr escape every control character but newline and tab (termsafe.Writer):
+	// what the commands print holds text from outside (run output, hub values, errors), and a
+	// terminal would obey it (docs/design.md#10-text-from-outside). rawStdout and rawStderr are
+	// the streams themselves, for `history --output --raw` and the progress line, which rewrites
+	// itself on a terminal.
+	stdout, stderr       io.Writer
+	rawStdout, rawStderr io.Writer
+	home                 string // --home ("" → $ROUTINELY_HOME → per-OS default)
+	logLevel             string // --log-level
+	logger               *slog.Logger
+	now                  func() time.Time
+	getenv               func(string) string
+	desktopBuilt         bool // the binary includes the desktop app (not -tags nogui)
 }
 
-// newEnv returns the environment of a real run: the process clock and environment, an info-level
-// logger on stderr.
+// newEnv returns the environment of a real run on stdout and stderr: the process clock and
+// environment, an info-level logger on stderr.
 func newEnv(stdout, stderr io.Writer) *env {
+	safeErr := termsafe.NewWriter(stderr)
 	return &env{
-		stdout: stdout, stderr: stderr,
-		logger: slog.New(slog.NewTextHandler(stderr, nil)),
+		stdout: termsafe.NewWriter(stdout), stderr: safeErr, rawStdout: stdout, rawStderr: stderr,
+		logger: slog.New(slog.NewTextHandler(safeErr, nil)),
 		now:    time.Now,
 		getenv: os.Getenv,
 	}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/routinely/routinely/internal/termsafe"
 )
 
 // progress is a spinner-free progress line for waits a person watches (takeover, run now): on a
@@ -41,8 +43,11 @@ func startProgress(ctx context.Context, w io.Writer) *progress {
 	return p
 }
 
-// Set changes the message; it is printed at once when it differs from the current one.
+// Set changes the message; it is printed at once when it differs from the current one. The
+// line is written raw (it rewrites itself with CR and CSI K on a terminal), so msg is escaped
+// here (termsafe.Escape): it names owners and routines.
 func (p *progress) Set(msg string) {
+	msg = termsafe.Escape(msg)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if msg == p.msg {

@@ -12,7 +12,7 @@ import (
 // takeover asks the current owner to hand over, showing progress on stderr, and returns the new
 // handle. Denied, timed out, refused kill or cancelled: an error that exits 75 naming the owner.
 func takeover(ctx context.Context, e *env, p paths.Paths, opts ownership.Options, o daemonOptions) (*ownership.Handle, error) {
-	prog := startProgress(ctx, e.stderr)
+	prog := startProgress(ctx, e.rawStderr)
 	var owner *ownership.Record
 	h, err := ownership.Takeover(ctx, opts, ownership.TakeoverOptions{
 		Timeout:        o.timeout,

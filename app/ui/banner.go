@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/routinely/routinely/app/desktop/session"
+	"github.com/routinely/routinely/internal/termsafe"
 	"github.com/routinely/routinely/ownership"
 )
 
@@ -54,7 +55,7 @@ func (b *WedgeBanner) CreateRenderer() fyne.WidgetRenderer { return widget.NewSi
 
 // Update shows the banner for the diagnoses in s, or hides it; call it on the UI goroutine.
 func (b *WedgeBanner) Update(s session.State) {
-	text := BannerText(s)
+	text := termsafe.Escape(BannerText(s)) // it quotes the hub's error and other devices' names
 	if text == "" {
 		b.endPID = 0
 		if b.Visible() {

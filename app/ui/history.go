@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/routinely/routinely/internal/termsafe"
 	"github.com/routinely/routinely/scheduler"
 	"github.com/routinely/routinely/scheduler/journal"
 )
@@ -254,11 +255,12 @@ func (h *HistoryView) showOutput(runID int64) {
 }
 
 // setOutput shows text in the output pane, in monospace only when it is a run's output (code):
-// the monospace fonts are parsed on their first use, a few MB (docs/design.md §6.3).
+// the monospace fonts are parsed on their first use, a few MB (docs/design.md §6.3). Control
+// characters are shown as escapes (termsafe.Escape), as `history --output` prints them.
 func (h *HistoryView) setOutput(text string, code bool) {
 	restyle := h.output.TextStyle.Monospace != code
 	h.output.TextStyle.Monospace = code
-	h.output.SetText(text)
+	h.output.SetText(termsafe.Escape(text))
 	if restyle {
 		h.output.Refresh()
 	}

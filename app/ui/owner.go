@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/routinely/routinely/app/desktop/session"
+	"github.com/routinely/routinely/internal/termsafe"
 )
 
 // OwnerPanel shows who owns the routines and how healthy that owner looks, with a Take back
@@ -87,8 +88,8 @@ func (p *OwnerPanel) Update(s session.State) {
 		}
 		p.devices.Show()
 	}
-	if p.notice.Text != s.Notice {
-		p.notice.SetText(s.Notice) // only on change: the state arrives every second
+	if notice := termsafe.Escape(s.Notice); p.notice.Text != notice {
+		p.notice.SetText(notice) // only on change: the state arrives every second
 	}
 	if s.Notice != "" {
 		p.notice.Show()

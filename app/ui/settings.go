@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/routinely/routinely/app/desktop/session"
+	"github.com/routinely/routinely/internal/termsafe"
 	"github.com/routinely/routinely/ownership"
 )
 
@@ -75,7 +76,7 @@ func (v *SettingsView) Update(s session.State) {
 	if v.path.Text != s.ConfigPath {
 		v.path.SetText(s.ConfigPath)
 	}
-	if text := ProblemsText(s); v.problems.Text != text {
+	if text := termsafe.Escape(ProblemsText(s)); v.problems.Text != text {
 		// Monospace only for problems (file:line:col messages): a text style's fonts are parsed
 		// on its first use, a few MB (docs/design.md §6.3), and most windows never show a problem.
 		v.problems.TextStyle.Monospace = s.ConfigErr != "" || len(s.Problems) > 0

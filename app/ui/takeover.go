@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/routinely/routinely/internal/termsafe"
 	"github.com/routinely/routinely/ownership"
 )
 
@@ -37,14 +38,14 @@ func NewTakeoverPrompt(req ownership.Request, d Decider, onError func(error)) *T
 	r := req.Requester
 	who := widget.NewLabelWithStyle(TakeoverMessage(req)+".", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	who.Wrapping = fyne.TextWrapWord
-	details := widget.NewLabel(fmt.Sprintf("Host: %s\nCommand line: %s", r.Host, commandLine(r.Command)))
+	details := widget.NewLabel(termsafe.Escape(fmt.Sprintf("Host: %s\nCommand line: %s", r.Host, commandLine(r.Command))))
 	details.Wrapping = fyne.TextWrapWord
 	p.approve = widget.NewButtonWithIcon("Approve", theme.ConfirmIcon(), func() { p.decide(true) })
 	p.approve.Importance = widget.HighImportance
 	p.deny = widget.NewButtonWithIcon("Deny", theme.CancelIcon(), func() { p.decide(false) })
 	parts := []fyne.CanvasObject{who, details}
 	if req.Reason != "" {
-		parts = append(parts, widget.NewLabel("Reason: "+req.Reason))
+		parts = append(parts, widget.NewLabel(termsafe.Escape("Reason: "+req.Reason)))
 	}
 	explain := widget.NewLabel("Approving lets running routines finish, then hands the schedule over; " +
 		"this app keeps watching and takes it back when that process exits.")

@@ -9,6 +9,8 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/routinely/routinely/internal/termsafe"
 )
 
 // Fyne has no tooltips of its own. These show one in a TipLayer laid over the window's content:
@@ -115,10 +117,10 @@ type TipLabel struct {
 	layer *TipLayer // where its tooltip shows now
 }
 
-// NewTipLabel returns a TipLabel showing text.
+// NewTipLabel returns a TipLabel showing text, escaped as SetText does.
 func NewTipLabel(text string) *TipLabel {
 	l := &TipLabel{}
-	l.Text = text
+	l.Text = termsafe.Escape(text)
 	l.Truncation = fyne.TextTruncateEllipsis
 	l.ExtendBaseWidget(l)
 	return l
@@ -137,8 +139,11 @@ func (l *TipLabel) Truncated() bool {
 	return need > l.Size().Width+0.5
 }
 
-// SetText sets the text, hiding a tooltip that showed the old one.
+// SetText sets the text, hiding a tooltip that showed the old one. Control characters are shown
+// as escapes (termsafe.Escape): the table cells, the owner panel and the devices line show
+// text from outside (a run's reason, values from the hub; docs/design.md#10-text-from-outside).
 func (l *TipLabel) SetText(text string) {
+	text = termsafe.Escape(text)
 	if l.Text == text {
 		return
 	}

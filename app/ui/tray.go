@@ -9,6 +9,7 @@ import (
 
 	"github.com/routinely/routinely/app/desktop/session"
 	"github.com/routinely/routinely/app/desktop/traymenu"
+	"github.com/routinely/routinely/internal/termsafe"
 )
 
 // Tray menu labels the GUI test looks items up by.
@@ -100,7 +101,7 @@ func NewTrayMenu(a Actions, host TrayHost, onError func(error)) *TrayMenu {
 func (t *TrayMenu) Update(s session.State) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.status.Label = OwnerLine(s)
+	t.status.Label = termsafe.Escape(OwnerLine(s))
 	t.auto.Checked = s.AutoStart
 	t.pause.Disabled = len(s.Routines) == 0 || allPaused(s)
 	t.resume.Disabled = !anyPaused(s)

@@ -6,6 +6,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/routinely/routinely/app/desktop/session"
+	"github.com/routinely/routinely/internal/termsafe"
 )
 
 // MainView is the window's content: the wedge banner and owner panel above tabs for the
@@ -79,7 +80,7 @@ func (v *MainView) ShowError(err error) {
 		v.Error.Hide()
 		return
 	}
-	v.Error.SetText(err.Error())
+	v.Error.SetText(termsafe.Escape(err.Error()))
 	v.Error.Show()
 }
 
