@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/routinely/routinely/internal/redact"
 	"github.com/routinely/routinely/scheduler"
 )
 
@@ -148,7 +149,7 @@ func New(opts Options) *Client {
 	if opts.LivenessTTL <= 0 {
 		opts.LivenessTTL = 5 * time.Second
 	}
-	return &Client{opts: opts, log: opts.Logger.With("hub", opts.URL, "device", opts.Device),
+	return &Client{opts: opts, log: opts.Logger.With("hub", redact.URL(opts.URL), "device", opts.Device),
 		devices: map[string]*seenDevice{}, runs: map[string]runEntry{}, defs: map[string]string{},
 		drift: map[string][]string{}, delivered: map[string]bool{}}
 }
@@ -183,7 +184,7 @@ func (c *Client) Start(journalID string, epoch uint64, settle func(routine strin
 		nats.NoCallbacksAfterClientClose(),
 	)
 	if err != nil {
-		return fmt.Errorf("connect to %s: %w", c.opts.URL, err)
+		return fmt.Errorf("connect to %s: %w", redact.URL(c.opts.URL), err)
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/routinely/routinely/internal/atomicfile"
+	"github.com/routinely/routinely/internal/redact"
 	"github.com/routinely/routinely/ownership"
 )
 
@@ -24,7 +25,7 @@ const maxStateBytes = 1 << 20
 // State is what hub.json holds.
 type State struct {
 	PID       int       `json:"pid"` // the owner that writes it
-	URL       string    `json:"url"`
+	URL       string    `json:"url"` // without its password (redact.URL)
 	Device    string    `json:"device"`
 	Connected bool      `json:"connected"`
 	Since     time.Time `json:"since,omitzero"` // not connected: since when
@@ -59,7 +60,7 @@ type Drift struct {
 func (c *Client) state() State {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	s := State{PID: c.opts.PID, URL: c.opts.URL, Device: c.opts.Device, Connected: c.downSince.IsZero() && c.nc != nil,
+	s := State{PID: c.opts.PID, URL: redact.URL(c.opts.URL), Device: c.opts.Device, Connected: c.downSince.IsZero() && c.nc != nil,
 		OfflineLocal: c.opts.OfflineLocal,
 		Since:        c.downSince, Devices: []DeviceState{}, Drift: []Drift{}, UpdatedAt: time.Now()}
 	if c.downErr != nil {

@@ -276,3 +276,14 @@ func TestStartupLine(t *testing.T) {
 		t.Fatalf("all paused: %s", got)
 	}
 }
+
+// status names the hub without the password of its URL, in text and --json.
+func TestHubStatusHidesTheURLPassword(t *testing.T) {
+	cfg := &config.Config{Hub: &config.Hub{URL: "nats://dev:s3cretPW@hub.lan:4222", Device: "laptop"}}
+	h, _ := hubStatus(paths.Paths{State: t.TempDir()}, cfg, ownership.Status{}, time.Now())
+	var out bytes.Buffer
+	printHub(&out, h, time.Now())
+	if h.URL != "nats://dev:xxxxx@hub.lan:4222" || strings.Contains(out.String(), "s3cretPW") {
+		t.Fatalf("status shows the hub as %q:\n%s", h.URL, out.String())
+	}
+}

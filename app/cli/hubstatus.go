@@ -8,6 +8,7 @@ import (
 
 	"github.com/routinely/routinely/app/paths"
 	"github.com/routinely/routinely/hub"
+	"github.com/routinely/routinely/internal/redact"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler/config"
 )
@@ -54,7 +55,7 @@ func hubStatus(p paths.Paths, cfg *config.Config, st ownership.Status, now time.
 	if cfg == nil || cfg.Hub == nil {
 		return nil, nil
 	}
-	out := &jsonHub{URL: cfg.Hub.URL, Device: cfg.Hub.Device, Devices: []jsonHubDevice{}, Drift: []jsonHubDrift{}}
+	out := &jsonHub{URL: redact.URL(cfg.Hub.URL), Device: cfg.Hub.Device, Devices: []jsonHubDevice{}, Drift: []jsonHubDrift{}}
 	if !st.Held || st.Record == nil {
 		return out, nil
 	}

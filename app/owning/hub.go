@@ -8,6 +8,7 @@ import (
 
 	"github.com/routinely/routinely/app/paths"
 	"github.com/routinely/routinely/hub"
+	"github.com/routinely/routinely/internal/redact"
 	"github.com/routinely/routinely/scheduler"
 	"github.com/routinely/routinely/scheduler/config"
 )
@@ -41,7 +42,7 @@ func hubClient(p paths.Paths, version string, logger *slog.Logger, onChange func
 	if err != nil {
 		return nil, fmt.Errorf("%s:%d:%d: [hub]: %w: %w", p.Config, h.Line, h.Col, err, config.ErrConfig)
 	}
-	logger.Info("sharing the routines through the hub", "hub", h.URL, "device", h.Device, "offline", h.Offline)
+	logger.Info("sharing the routines through the hub", "hub", redact.URL(h.URL), "device", h.Device, "offline", h.Offline)
 	return hub.New(hub.Options{URL: h.URL, Token: token, Device: h.Device, LivenessTTL: h.LivenessTTL,
 		OfflineLocal: h.Offline == config.OfflineLocal, Version: version, StateDir: p.State,
 		PID: os.Getpid(), Logger: logger, OnChange: onChange}), nil

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	neturl "net/url"
 	"time"
+
+	"github.com/routinely/routinely/internal/redact"
 )
 
 // Shared by watch and ping: build and send one request inside the run's budget.
@@ -27,11 +29,18 @@ func withBudget(ctx context.Context, timeout time.Duration) (context.Context, co
 
 // send performs method url with headers and userAgent (a User-Agent entry in headers wins).
 // It returns the response (caller closes the body) or an error describing the failure for a
-// history line; a non-2xx status is not an error here.
+// history line, naming the URL without its password (redact.URL); a non-2xx status is not an
+// error here.
 func send(ctx context.Context, client *http.Client, method, url, userAgent string, headers map[string]string) (*http.Response, error) {
+	shown := redact.URL(url)
 	req, err := http.NewRequestWithContext(ctx, method, url, nil)
 	if err != nil {
-		return nil, fmt.Errorf("build request: %w", err)
+		// Not %w: a *url.Error from parsing quotes the URL, password and all.
+		var ue *neturl.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, fmt.Errorf("build request for %s: %w", shown, err)
 	}
 	req.Header.Set("User-Agent", userAgent)
 	for k, v := range headers {
@@ -40,15 +49,16 @@ func send(ctx context.Context, client *http.Client, method, url, userAgent strin
 	resp, err := client.Do(req)
 	if err != nil {
 		// client.Do wraps its error in a *url.Error that names the method and URL again
-		// (`Get "https://…": dial tcp: …`); the line below names them once.
+		// (`Get "https://…": dial tcp: …`); the line below names them once, without the
+		// password.
 		var ue *neturl.Error
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, fmt.Errorf("%s %s: timed out: %w", method, url, err)
+			return nil, fmt.Errorf("%s %s: timed out: %w", method, shown, err)
 		}
-		return nil, fmt.Errorf("%s %s: %w", method, url, err)
+		return nil, fmt.Errorf("%s %s: %w", method, shown, err)
 	}
 	return resp, nil
 }

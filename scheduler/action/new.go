@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/routinely/routinely/internal/redact"
 )
 
 // DefaultKillGrace is how long a run/shell child has between SIGTERM and SIGKILL.
@@ -87,7 +89,7 @@ func New(spec any, deps Deps) (Action, error) {
 		if err := invalid("ping", s.Validate()); err != nil {
 			return nil, err
 		}
-		return &pingAction{url: s.URL, method: methodOrGet(s.Method), client: deps.HTTPClient, userAgent: deps.UserAgent}, nil
+		return &pingAction{url: s.URL, shown: redact.URL(s.URL), method: methodOrGet(s.Method), client: deps.HTTPClient, userAgent: deps.UserAgent}, nil
 	}
 	return nil, fmt.Errorf("%w: %T", ErrUnknownSpec, spec)
 }

@@ -9,6 +9,7 @@ import (
 // pingAction is `ping = { url, method }`: an HTTP heartbeat to a monitor such as Healthchecks.
 type pingAction struct {
 	url, method string
+	shown       string // url without its password (redact.URL), for messages
 	client      *http.Client
 	userAgent   string
 }
@@ -23,7 +24,7 @@ func (p *pingAction) Run(ctx context.Context, in Input) Result {
 		return notSent(err)
 	}
 	defer drainClose(resp.Body)
-	summary := fmt.Sprintf("%s %s: HTTP %s", p.method, p.url, resp.Status)
+	summary := fmt.Sprintf("%s %s: HTTP %s", p.method, p.shown, resp.Status)
 	if !statusOK(resp.StatusCode) {
 		return failed(summary)
 	}

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"net/url"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/andybalholm/cascadia"
 	"golang.org/x/net/http/httpguts"
+
+	"github.com/routinely/routinely/internal/redact"
 )
 
 // Validation of the action tables of routines.toml. Every finding is a FieldError whose Key is
@@ -124,15 +127,20 @@ func validateURL(key, raw string) []FieldError {
 	if strings.TrimSpace(raw) == "" {
 		return []FieldError{{Key: key, Message: "url is empty"}}
 	}
+	shown := redact.URL(raw) // problems are shown in status, the log and the window
 	u, err := url.Parse(raw)
 	if err != nil {
-		return []FieldError{{Key: key, Message: fmt.Sprintf("url %q does not parse: %v", raw, err)}}
+		var ue *url.Error // it quotes raw, password and all
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return []FieldError{{Key: key, Message: fmt.Sprintf("url %q does not parse: %v", shown, err)}}
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return []FieldError{{Key: key, Message: fmt.Sprintf("url %q must start with http:// or https://", raw)}}
+		return []FieldError{{Key: key, Message: fmt.Sprintf("url %q must start with http:// or https://", shown)}}
 	}
 	if u.Host == "" {
-		return []FieldError{{Key: key, Message: fmt.Sprintf("url %q has no host", raw)}}
+		return []FieldError{{Key: key, Message: fmt.Sprintf("url %q has no host", shown)}}
 	}
 	return nil
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/andybalholm/cascadia"
+
+	"github.com/routinely/routinely/internal/redact"
 )
 
 // maxPage is the most of a page body that watch reads (10 MiB); the rest is ignored.
@@ -18,6 +20,7 @@ const maxPage = 10 << 20
 // watchAction is `watch = {...}`: fetch a page, extract text, compare with the last snapshot.
 type watchAction struct {
 	url, method string
+	shown       string // url without its password (redact.URL), for messages
 	headers     map[string]string
 	selector    string // for messages
 	matcher     cascadia.Selector
@@ -38,7 +41,7 @@ func newWatch(s WatchSpec, deps Deps) (*watchAction, error) {
 		return nil, fmt.Errorf("%w: watch: selector: %w", ErrInvalidSpec, err)
 	}
 	w := &watchAction{
-		url: s.URL, method: methodOrGet(s.Method), headers: s.Headers, selector: sel, matcher: m,
+		url: s.URL, shown: redact.URL(s.URL), method: methodOrGet(s.Method), headers: s.Headers, selector: sel, matcher: m,
 		store: deps.Snapshots, client: deps.HTTPClient, userAgent: deps.UserAgent,
 	}
 	for _, pat := range s.Ignore {
@@ -69,17 +72,17 @@ func (w *watchAction) Run(ctx context.Context, in Input) Result {
 	}
 	defer drainClose(resp.Body)
 	if !statusOK(resp.StatusCode) {
-		return failed(fmt.Sprintf("%s %s: HTTP %s", w.method, w.url, resp.Status))
+		return failed(fmt.Sprintf("%s %s: HTTP %s", w.method, w.shown, resp.Status))
 	}
 	doc, err := goquery.NewDocumentFromReader(io.LimitReader(resp.Body, maxPage))
 	if errors.Is(err, context.DeadlineExceeded) {
-		return failed(fmt.Sprintf("%s %s: timed out reading the page", w.method, w.url))
+		return failed(fmt.Sprintf("%s %s: timed out reading the page", w.method, w.shown))
 	} else if err != nil {
-		return failed(fmt.Sprintf("%s %s: reading the page: %v", w.method, w.url, err))
+		return failed(fmt.Sprintf("%s %s: reading the page: %v", w.method, w.shown, err))
 	}
 	sel := doc.FindMatcher(w.matcher)
 	if sel.Length() == 0 {
-		msg := fmt.Sprintf("selector %q matched nothing on %s", w.selector, w.url)
+		msg := fmt.Sprintf("selector %q matched nothing on %s", w.selector, w.shown)
 		return Result{Outcome: OutcomeSelectorMissing, Summary: msg, Output: []byte(msg + "\n")}
 	}
 	return w.compare(in.Routine, normalise(selectionText(sel), w.ignore))

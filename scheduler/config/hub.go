@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/routinely/routinely/internal/redact"
 )
 
 // Hub is the [hub] table of routines.toml: the NATS JetStream server through which this
@@ -108,7 +110,7 @@ func (v *validator) hub(val any) *Hub {
 	case h.URL == "":
 		v.problem("", "hub", "[hub] needs url = \"nats://HOST:4222\" (what `routinely hub` prints)")
 	case !strings.HasPrefix(h.URL, "nats://") && !strings.HasPrefix(h.URL, "tls://"):
-		v.problem("", "hub.url", "url %q must start with nats:// or tls://", h.URL)
+		v.problem("", "hub.url", "url %q must start with nats:// or tls://", redact.URL(h.URL))
 	}
 	h.Token, h.TokenFile = str("token"), str("token_file")
 	switch {
