@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/routinely/routinely/internal/skew"
 )
 
 // staleBeats is how many heartbeat intervals without a new heartbeat make an owner
@@ -46,7 +48,9 @@ type Status struct {
 	// Alive: the recorded pid exists and its start time matches (EPERM counts as alive).
 	Alive bool `json:"alive"`
 	// HolderPID is the process that really holds the guard when known (Linux /proc/locks), else 0.
-	HolderPID      int           `json:"holder_pid,omitempty"`
+	HolderPID int `json:"holder_pid,omitempty"`
+	// HeartbeatAge is how long before ObservedAt the record's heartbeat was, never negative
+	// (skew.Age: a heartbeat stamped after the observation is age 0).
 	HeartbeatAge   time.Duration `json:"heartbeat_age_ns"`
 	Diagnoses      []Diagnosis   `json:"diagnoses"`
 	ObservedAt     time.Time     `json:"observed_at"`
@@ -134,7 +138,7 @@ func diagnose(f facts) []Diagnosis {
 	if jt := r.JournalUnwritable; jt != nil && !f.stale {
 		add(DiagJournalUnwritable, jt.Since,
 			"the owner (pid %d) cannot write the journal since %s (%s): %s. No run starts without its claim; the slots due meanwhile are recorded missed once it can. Look for another process holding journal.db in the state directory (`fuser -v journal.db`) or a full disk (`df .`)",
-			r.PID, jt.Since.Local().Format(time.TimeOnly), st.ObservedAt.Sub(jt.Since).Round(time.Second), jt.Error)
+			r.PID, jt.Since.Local().Format(time.TimeOnly), skew.Age(jt.Since, st.ObservedAt).Round(time.Second), jt.Error)
 	}
 	switch {
 	case f.stale && r.JournalUnwritable != nil:

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/routinely/routinely/internal/skew"
 )
 
 // eventBuffer bounds Handle.Events and the queue of requests for Options.OnRequest: when a
@@ -81,7 +83,7 @@ func (h *Handle) Status() Status {
 	rec := h.recordLocked()
 	h.mu.Unlock()
 	st := Status{
-		Held: true, Record: &rec, Alive: true, HolderPID: rec.PID, HeartbeatAge: now.Sub(rec.HeartbeatAt),
+		Held: true, Record: &rec, Alive: true, HolderPID: rec.PID, HeartbeatAge: skew.Age(rec.HeartbeatAt, now),
 		ObservedAt: now, PendingRequest: h.Pending(),
 	}
 	f := facts{status: st}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/routinely/routinely/internal/skew"
 )
 
 // recordSettle is how long a look waits for a new owner's record before believing that the
@@ -47,7 +49,8 @@ func look(dir string) (facts, error) {
 	}
 	st.Record = rec
 	if rec != nil {
-		st.HeartbeatAge = st.ObservedAt.Sub(rec.HeartbeatAt)
+		// ObservedAt was taken before the read: a heartbeat written since is "just now".
+		st.HeartbeatAge = skew.Age(rec.HeartbeatAt, st.ObservedAt)
 		host := selfHost()
 		st.Alive = rec.Host == host && sameProcess(recordIdentity(rec))
 		if req, err := readRequest(dir); err == nil && req != nil && req.TargetToken == rec.Token &&

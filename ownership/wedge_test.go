@@ -454,3 +454,22 @@ func TestCheckWedgedWithoutOwner(t *testing.T) {
 		t.Fatalf("CheckWedged with no owner: %v, want ErrNotWedged", err)
 	}
 }
+
+// A heartbeat stamped later than the look (written after Inspect took its time, or by a clock
+// that ran ahead) is age 0, never negative: status once printed "Heartbeat: -9ms ago".
+func TestHeartbeatAgeIsNeverNegative(t *testing.T) {
+	dir := testDir(t)
+	id, host := self()
+	rec := Record{Token: "tok", Epoch: 1, PID: id.PID, PIDStartMS: id.StartMS, PIDStartTicks: id.StartTicks,
+		Host: host, UID: os.Getuid(), HeartbeatAt: time.Now().Add(9 * time.Millisecond), HeartbeatIntervalMS: 1000, State: StateOwning}
+	if err := writeJSONAtomic(dir, recordName, rec, false); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Inspect(dir)
+	if err != nil || st.Record == nil {
+		t.Fatalf("Inspect: %+v, %v", st, err)
+	}
+	if st.HeartbeatAge != 0 {
+		t.Fatalf("heartbeat 9 ms ahead of the look: age %v, want 0", st.HeartbeatAge)
+	}
+}

@@ -287,3 +287,19 @@ func TestHubStatusHidesTheURLPassword(t *testing.T) {
 		t.Fatalf("status shows the hub as %q:\n%s", h.URL, out.String())
 	}
 }
+
+// A stamp from another clock that runs a little ahead (a device's last seen, the owner's start)
+// reads "0s ago", never as if it were to come.
+func TestStatusShowsAStampAheadAsJustNow(t *testing.T) {
+	now := time.Now()
+	ahead := now.Add(3 * time.Second)
+	var out bytes.Buffer
+	printHub(&out, &jsonHub{URL: "nats://hub.lan:4222", Device: "a", Connected: true, UpdatedAt: &now,
+		Devices: []jsonHubDevice{{Name: "b", Alive: true, LastSeen: &ahead}}}, now)
+	if !strings.Contains(out.String(), "(0s ago)") || strings.Contains(out.String(), "(in ") {
+		t.Errorf("a device seen by a clock 3 s ahead:\n%s", out.String())
+	}
+	if got := describeOwner(&ownership.Record{AcquiredAt: ahead}, now); !strings.Contains(got, "(0s ago)") {
+		t.Errorf("an owner started by a clock 3 s ahead: %s", got)
+	}
+}

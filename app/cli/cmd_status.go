@@ -138,7 +138,7 @@ func printStatus(e *env, st ownership.Status, out jsonStatus, states []scheduler
 			}
 			fmt.Fprintf(w, "Process:    %s, state %s, version %s\n", alive, r.State, r.Version)
 			fmt.Fprintf(w, "Heartbeat:  %s ago (every %s)\n", fmtDur(st.HeartbeatAge), fmtDur(msDur(r.HeartbeatIntervalMS)))
-			fmt.Fprintf(w, "Last tick:  %s\n", fmtTime(nonZero(r.LastTickAt), now))
+			fmt.Fprintf(w, "Last tick:  %s\n", fmtAgo(nonZero(r.LastTickAt), now))
 			if j := r.LastJob; j != nil {
 				fmt.Fprintf(w, "Last job:   %s, slot %s\n", j.Routine, fmtTime(&j.Slot, now))
 			}

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/routinely/routinely/internal/skew"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler/config"
 )
@@ -30,15 +31,31 @@ func fmtTime(t *time.Time, now time.Time) string {
 	if t == nil || t.IsZero() {
 		return "-"
 	}
+	d := t.Sub(now)
+	if d >= 0 {
+		return fmt.Sprintf("%s (in %s)", clockText(*t, now), fmtDur(d))
+	}
+	return fmt.Sprintf("%s (%s ago)", clockText(*t, now), fmtDur(-d))
+}
+
+// fmtAgo prints t, a past moment stamped by another process's or device's clock (a
+// heartbeat, a tick, an owner's start, a device last seen), as fmtTime does, but never as
+// if it were to come: a stamp later than now, another clock running ahead, is "0s ago"
+// (skew.Age). "-" if zero.
+func fmtAgo(t *time.Time, now time.Time) string {
+	if t == nil || t.IsZero() {
+		return "-"
+	}
+	return fmt.Sprintf("%s (%s ago)", clockText(*t, now), fmtDur(skew.Age(*t, now)))
+}
+
+// clockText is t in local time: the time of day when t is on now's day, else date and time.
+func clockText(t, now time.Time) string {
 	layout := "2006-01-02 15:04:05"
 	if sameDay(t.Local(), now.Local()) {
 		layout = "15:04:05"
 	}
-	d := t.Sub(now)
-	if d >= 0 {
-		return fmt.Sprintf("%s (in %s)", t.Local().Format(layout), fmtDur(d))
-	}
-	return fmt.Sprintf("%s (%s ago)", t.Local().Format(layout), fmtDur(-d))
+	return t.Local().Format(layout)
 }
 
 // sameDay reports whether a and b fall on the same calendar day (in their own zones).
@@ -81,7 +98,7 @@ func describeOwner(r *ownership.Record, now time.Time) string {
 	}
 	since := r.AcquiredAt
 	return fmt.Sprintf("the %s (pid %d on %s, owner since %s, epoch %d)",
-		roleName(r.Role), r.PID, r.Host, fmtTime(&since, now), r.Epoch)
+		roleName(r.Role), r.PID, r.Host, fmtAgo(&since, now), r.Epoch)
 }
 
 // roleName is how a person calls each role.

@@ -80,11 +80,11 @@ func hubStatus(p paths.Paths, cfg *config.Config, st ownership.Status, now time.
 			meanwhile = `shared routines run on this device alone meanwhile ([hub] offline = "local"), so a slot may also run on another device`
 		}
 		return out, &jsonDiagnosis{Kind: "hub-unreachable", Since: nonZero(since), Message: fmt.Sprintf(
-			"the owner cannot reach the hub %s since %s (%s): %s", s.URL, fmtTime(&since, now), s.Error, meanwhile)}
+			"the owner cannot reach the hub %s since %s (%s): %s", s.URL, fmtAgo(&since, now), s.Error, meanwhile)}
 	case now.Sub(s.UpdatedAt) > hubStale:
 		at := s.UpdatedAt
 		return out, &jsonDiagnosis{Kind: "hub-unreachable", Since: nonZero(at), Message: fmt.Sprintf(
-			"the owner's hub session has not answered since %s: shared routines may not run on this device", fmtTime(&at, now))}
+			"the owner's hub session has not answered since %s: shared routines may not run on this device", fmtAgo(&at, now))}
 	}
 	return out, nil
 }
@@ -115,7 +115,7 @@ func printHub(w io.Writer, h *jsonHub, now time.Time) {
 		if d.Last != nil {
 			last = fmt.Sprintf("last ran %s (slot %s): %s", d.Last.Routine, fmtTime(&d.Last.Slot, now), d.Last.Outcome)
 		}
-		fmt.Fprintf(w, "  %s%s: %s, seen %s, version %s, %s\n", mark, d.Name, alive, fmtTime(d.LastSeen, now), d.Version, last)
+		fmt.Fprintf(w, "  %s%s: %s, seen %s, version %s, %s\n", mark, d.Name, alive, fmtAgo(d.LastSeen, now), d.Version, last)
 	}
 	for _, d := range h.Drift {
 		fmt.Fprintf(w, "  ! routine %s is defined differently on %s: make routines.toml the same on every device\n", d.Routine, strings.Join(d.Devices, ", "))

@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/routinely/routinely/app/desktop/session"
+	"github.com/routinely/routinely/internal/skew"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
 	"github.com/routinely/routinely/scheduler/config"
@@ -150,6 +151,11 @@ func Relative(t, now time.Time) string {
 	}
 	return Countdown(now.Add(d.Truncate(time.Minute)), now)
 }
+
+// Past is t, a moment stamped by another process's or device's clock (a heartbeat, a tick, a
+// device last seen), for Relative and Countdown: never later than now (skew.Age), so a stamp
+// from a clock that runs a little ahead reads "now", not "in 3s".
+func Past(t, now time.Time) time.Time { return now.Add(-skew.Age(t, now)) }
 
 // Who names an owner for a person: "this app", "daemon", "desktop app".
 func Who(s session.State) string {

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/routinely/routinely/app/desktop/session"
+	"github.com/routinely/routinely/internal/skew"
 	"github.com/routinely/routinely/internal/termsafe"
 )
 
@@ -112,7 +113,7 @@ func heartbeatText(s session.State) string {
 	if rec == nil || rec.HeartbeatAt.IsZero() {
 		return "—"
 	}
-	age := s.Now.Sub(rec.HeartbeatAt)
+	age := skew.Age(rec.HeartbeatAt, s.Now)
 	if every := time.Duration(rec.HeartbeatIntervalMS) * time.Millisecond; every > 0 && age <= 2*every {
 		return "on time (every " + Duration(every) + ")"
 	}
@@ -131,7 +132,7 @@ func lastRunText(s session.State) string {
 	if j.Finished != nil {
 		state = "done"
 	}
-	return fmt.Sprintf("%s, %s (%s) · %s", j.Routine, Clock(j.Started, s.Now), Relative(j.Started, s.Now), state)
+	return fmt.Sprintf("%s, %s (%s) · %s", j.Routine, Clock(j.Started, s.Now), Relative(Past(j.Started, s.Now), s.Now), state)
 }
 
 // tickText is when the scheduler last handled a slot (ran it, or recorded it skipped or
@@ -141,7 +142,7 @@ func tickText(s session.State) string {
 	if rec == nil || rec.LastTickAt.IsZero() {
 		return "none yet"
 	}
-	return Clock(rec.LastTickAt, s.Now) + " (" + Relative(rec.LastTickAt, s.Now) + ")"
+	return Clock(rec.LastTickAt, s.Now) + " (" + Relative(Past(rec.LastTickAt, s.Now), s.Now) + ")"
 }
 
 // DevicesText is the owner panel's line about the devices on the hub, "" without a hub: the
@@ -164,7 +165,7 @@ func DevicesText(s session.State) string {
 		case d.LastSeen.IsZero():
 			gone = append(gone, name+" not connected")
 		default:
-			gone = append(gone, name+" last seen "+Countdown(d.LastSeen, s.Now))
+			gone = append(gone, name+" last seen "+Countdown(Past(d.LastSeen, s.Now), s.Now))
 		}
 	}
 	text := "Devices: "
