@@ -35,7 +35,7 @@ func send(ctx context.Context, client *http.Client, method, url, userAgent strin
 	shown := redact.URL(url)
 	req, err := http.NewRequestWithContext(ctx, method, url, nil)
 	if err != nil {
-		// Not %w: a *url.Error from parsing quotes the URL, password and all.
+		// A *url.Error from parsing quotes the URL, password and all: keep only its cause.
 		var ue *neturl.Error
 		if errors.As(err, &ue) {
 			err = ue.Err
