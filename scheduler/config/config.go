@@ -20,7 +20,7 @@ const MaxConfigBytes = 1 << 20
 
 // LoadConfig reads and validates path (routines.toml). A file that cannot be used as a whole
 // (missing, unreadable, a directory, not a regular file, over MaxConfigBytes, nested deeper than
-// MaxNesting, or not TOML) returns a *ConfigError wrapping ErrConfig whose text starts with
+// MaxNesting or MaxKeyDepth, or not TOML) returns a *ConfigError wrapping ErrConfig whose text starts with
 // "FILE:LINE:COL:" ("FILE:" alone when it was not read). Otherwise it returns every valid
 // routine in file order; invalid routines are left out and reported in Problems (validation
 // never stops at the first finding).
@@ -155,13 +155,17 @@ func readProblem(err error) string {
 
 // Parse validates data as the contents of the routines file named file (used only in
 // messages), as LoadConfig does after reading it, without the permission vetting of a file on
-// disk. Errors: a *ConfigError wrapping ErrConfig when data is not TOML or is past MaxNesting
-// or MaxTableKeys; every other finding is a Problem of the returned Config.
+// disk. Errors: a *ConfigError wrapping ErrConfig when data is not TOML or is past MaxNesting,
+// MaxKeyDepth or MaxTableKeys; every other finding is a Problem of the returned Config.
 func Parse(file string, data []byte) (*Config, error) {
 	// The decoder's cost per byte is bounded only for files within these limits (tomllimits.go).
 	if off := tooDeep(data); off >= 0 {
 		return nil, limitError(file, data, off, errTooDeep,
 			"arrays or inline tables nested deeper than %d levels; a routine needs 3 at most", MaxNesting)
+	}
+	if off := keysTooDeep(data); off >= 0 {
+		return nil, limitError(file, data, off, errTooDeep,
+			"keys nested deeper than %d levels (each part of a table header or dotted key is one level); a routine needs 4 at most", MaxKeyDepth)
 	}
 	if off, what := tooWide(data); off >= 0 {
 		return nil, limitError(file, data, off, errTooWide, "%s; a routine has 25 keys at most", what)
