@@ -130,6 +130,15 @@ watch = { url = "%s/page" }
 	if owning := "Owning the routines (epoch 1): 3 routines from " + x.config + " (2 disabled, see '"; !strings.Contains(d.stderr.String(), owning) {
 		t.Errorf("daemon did not say %q", owning)
 	}
+	// status and routines show them as disabled routines, with the same message.
+	for _, cmd := range []string{"status", "routines"} {
+		stdout, _, _ := x.run(t, cmd)
+		for _, name := range []string{"beat", "page"} {
+			if want := fmt.Sprintf("routine %q %s", name, why); !strings.Contains(stdout, want) {
+				t.Errorf("%s does not say %s:\n%s", cmd, want, stdout)
+			}
+		}
+	}
 	d.stopWith(syscall.SIGTERM)
 }
 
