@@ -26,8 +26,9 @@ func newHubCmd(e *env) *cobra.Command {
 		Long: `Run the hub: an embedded NATS server with JetStream through which the owners of a person's
 devices decide, slot by slot, which device runs each shared routine. It listens on 127.0.0.1
 unless --listen says otherwise, and requires a token: made at first start, kept (0600) in
-<store>/hub.token, and printed with the URL. Copy the token file to each device and point
-[hub] in its routines.toml at the URL (see the README). The store defaults to the hub/
+<store>/hub.token, and printed with the URL. Copy the token file to each device, beside its
+routines.toml (a token_file elsewhere is refused), and point [hub] in that routines.toml at the
+URL (see the README). The store defaults to the hub/
 directory of the state directory. Every write is on disk before it is acknowledged.
 
 A stock nats-server 2.11 or newer with JetStream (and sync_interval: always) works as a hub too.

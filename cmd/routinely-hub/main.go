@@ -87,5 +87,5 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // printStarted says where the hub listens and with which token.
 func printStarted(w io.Writer, url, tokenFile, token string) {
 	fmt.Fprintf(w, "Hub listening on %s\nToken (in %s): %s\n", url, tokenFile, token)
-	fmt.Fprintf(w, "On each device, in routines.toml:\n  [hub]\n  url = %q\n  token_file = \"/path/to/a/copy/of/hub.token\"\n  device = \"laptop\"\nCtrl-C stops.\n", url)
+	fmt.Fprintf(w, "On each device, in routines.toml:\n  [hub]\n  url = %q\n  token_file = \"hub.token\"   # a copy of hub.token, beside routines.toml\n  device = \"laptop\"\nCtrl-C stops.\n", url)
 }

@@ -20,16 +20,16 @@ const MaxConfigBytes = 1 << 20
 
 // LoadConfig reads and validates path (routines.toml). A file that cannot be used as a whole
 // (missing, unreadable, a directory, not a regular file, over MaxConfigBytes, nested deeper than
-// MaxNesting, or not TOML) returns a *ConfigError wrapping ErrConfig whose text starts with
+// MaxNesting or MaxKeyDepth, or not TOML) returns a *ConfigError wrapping ErrConfig whose text starts with
 // "FILE:LINE:COL:" ("FILE:" alone when it was not read). Otherwise it returns every valid
 // routine in file order; invalid routines are left out and reported in Problems (validation
 // never stops at the first finding).
 //
 // The file is opened once, vetted, and read from that same descriptor (openConfig). When
 // another user could have changed what was read (the file, or a directory on its path, is
-// writable by or owned by someone other than you or root), its run and shell routines are
-// disabled with a Problem saying what and how to fix it: they would run that user's commands
-// as you.
+// writable by or owned by someone other than you or root), the file grants nothing that user
+// could not do themselves (refuseUntrusted): its run, shell, watch and ping routines and its
+// [hub] are refused, each with a Problem saying what and how to fix it.
 func LoadConfig(path string) (*Config, error) {
 	data, d, err := readConfig(path)
 	if err != nil {
@@ -51,17 +51,19 @@ type Config struct {
 	// routine runs on this device alone), or the table is invalid (HubInvalid).
 	Hub *Hub
 	// HubInvalid: the file has a [hub] table that is not usable (its problems are in Problems).
-	// An owner must then not run the routines alone, which could run a shared one twice.
+	// An owner must then not run the routines alone, which could run a shared one twice. Also
+	// set when a file another user could change has a [hub] (refuseUntrusted).
 	HubInvalid bool
 	// MaxParallelCatchUp is [defaults] max_parallel_catch_up: how many catch-up runs may run at
 	// once (0: not set; the engine then uses the number of CPUs).
 	MaxParallelCatchUp int
 	source             Snapshot // what it was made from, for Snapshot
+	hubAt              pos      // where the [hub] header is, when the file has one
 }
 
 // Snapshot is what a Config is made from: the file's contents as read and, when another user
-// could have changed them, why and what fixes it (their run and shell routines are then
-// disabled). The owner keeps the last good one in the journal, so that every process can show,
+// could have changed them, why and what fixes it (what reaches commands, the network or a
+// secret is then refused: refuseUntrusted). The owner keeps the last good one in the journal, so that every process can show,
 // and a new owner run, the set that stays in force while routines.toml does not parse.
 type Snapshot struct {
 	Path        string `json:"path"`
@@ -74,15 +76,15 @@ type Snapshot struct {
 // built without LoadConfig's vetting).
 func (c *Config) Snapshot() Snapshot { return c.source }
 
-// FromSnapshot validates s.Data as LoadConfig does once it has read the file, and disables the
-// run and shell routines when s says another user could have changed it. Errors: those of Parse.
+// FromSnapshot validates s.Data as LoadConfig does once it has read the file, and refuses what
+// refuseUntrusted refuses when s says another user could have changed it. Errors: those of Parse.
 func FromSnapshot(s Snapshot) (*Config, error) {
 	cfg, err := Parse(s.Path, s.Data)
 	if err != nil {
 		return nil, err
 	}
 	if s.DistrustWhy != "" {
-		cfg.refuseCommands(distrust{why: s.DistrustWhy, fix: s.DistrustFix})
+		cfg.refuseUntrusted(distrust{why: s.DistrustWhy, fix: s.DistrustFix})
 	}
 	cfg.source = s
 	return cfg, nil
@@ -91,7 +93,8 @@ func FromSnapshot(s Snapshot) (*Config, error) {
 // MaxParallelCatchUp bounds [defaults] max_parallel_catch_up.
 const MaxParallelCatchUp = 1024
 
-// distrust is why a routines file must not supply commands, and what fixes that.
+// distrust is why a routines file must grant nothing beyond what any other user could do, and
+// what fixes that.
 type distrust struct {
 	why string // what another user can do, naming the file or directory
 	fix string // the command or change that fixes it
@@ -152,13 +155,17 @@ func readProblem(err error) string {
 
 // Parse validates data as the contents of the routines file named file (used only in
 // messages), as LoadConfig does after reading it, without the permission vetting of a file on
-// disk. Errors: a *ConfigError wrapping ErrConfig when data is not TOML or is past MaxNesting
-// or MaxTableKeys; every other finding is a Problem of the returned Config.
+// disk. Errors: a *ConfigError wrapping ErrConfig when data is not TOML or is past MaxNesting,
+// MaxKeyDepth or MaxTableKeys; every other finding is a Problem of the returned Config.
 func Parse(file string, data []byte) (*Config, error) {
 	// The decoder's cost per byte is bounded only for files within these limits (tomllimits.go).
 	if off := tooDeep(data); off >= 0 {
 		return nil, limitError(file, data, off, errTooDeep,
 			"arrays or inline tables nested deeper than %d levels; a routine needs 3 at most", MaxNesting)
+	}
+	if off := keysTooDeep(data); off >= 0 {
+		return nil, limitError(file, data, off, errTooDeep,
+			"keys nested deeper than %d levels (each part of a table header or dotted key is one level); a routine needs 4 at most", MaxKeyDepth)
 	}
 	if off, what := tooWide(data); off >= 0 {
 		return nil, limitError(file, data, off, errTooWide, "%s; a routine has 25 keys at most", what)
@@ -192,6 +199,7 @@ func Parse(file string, data []byte) (*Config, error) {
 		}
 	}
 	if _, present := doc["hub"]; present {
+		cfg.hubAt = v.posOf("hub")
 		cfg.Hub = v.hub(doc["hub"])
 		cfg.HubInvalid = cfg.Hub == nil
 	}
@@ -259,18 +267,38 @@ func ProblemOf(path string, err error) Problem {
 	return Problem{File: path, Message: err.Error()}
 }
 
-// refuseCommands disables the run/shell routines of a file another user could have changed.
-func (c *Config) refuseCommands(d distrust) {
+// refusedBecause says, per action, what a routine from a file another user could change would
+// let them do as you; actions absent here (notify) reach neither the network nor a secret, and
+// another user's file may keep them.
+var refusedBecause = map[string]string{
+	"run":   "so it would let others run commands as you",
+	"shell": "so it would let others run commands as you",
+	"watch": "so it would let others send requests from your machine and network as you",
+	"ping":  "so it would let others send requests from your machine and network as you",
+}
+
+// refuseUntrusted makes a file another user could have changed (d says how) grant nothing they
+// could not do themselves: its routines whose action is in refusedBecause are disabled, and its
+// [hub] is refused, since it names the server this device sends its hub token to and the token
+// file it reads. The hub then counts as unusable (HubInvalid): the routines are not run alone
+// instead, which could run a shared one twice. Each refusal is a Problem at its line and
+// column, with d's reason and fix.
+func (c *Config) refuseUntrusted(d distrust) {
 	kept := c.Routines[:0]
 	for _, r := range c.Routines {
-		if r.Action == "run" || r.Action == "shell" {
+		if because, refused := refusedBecause[r.Action]; refused {
 			c.Problems = append(c.Problems, Problem{File: c.Path, Line: r.Line, Col: r.Col, Routine: r.Name,
-				Message: fmt.Sprintf("routine %q disabled: %s, so it would let others run commands as you; fix: %s", r.Name, d.why, d.fix)})
+				Message: fmt.Sprintf("routine %q disabled: %s, %s; fix: %s", r.Name, d.why, because, d.fix)})
 			continue
 		}
 		kept = append(kept, r)
 	}
 	c.Routines = kept
+	if c.Hub != nil || c.HubInvalid {
+		c.Problems = append(c.Problems, Problem{File: c.Path, Line: c.hubAt.Line, Col: c.hubAt.Col,
+			Message: fmt.Sprintf("[hub] refused: %s, so it would let others send your hub token to a server of their choosing; fix: %s", d.why, d.fix)})
+		c.Hub, c.HubInvalid = nil, true
+	}
 }
 
 // Routine returns the valid routine called name, or nil.

@@ -4,17 +4,18 @@
 // anything and never touches the journal; the scheduler arms what it returns.
 //
 // A file that cannot be used as a whole (unreadable, not a regular file, over MaxConfigBytes,
-// nested past MaxNesting, a table past MaxTableKeys, not TOML) is one *ConfigError wrapping
-// ErrConfig. Otherwise validation never stops at the first finding: invalid routines are left
-// out and each problem is a Problem, and the valid ones are returned. A file another user could
-// change has its run and shell routines disabled.
+// nested past MaxNesting, keys past MaxKeyDepth, a table past MaxTableKeys, not TOML) is one
+// *ConfigError wrapping ErrConfig. Otherwise validation never stops at the first finding:
+// invalid routines are left out and each problem is a Problem, and the valid ones are returned. A file another user could
+// change grants nothing beyond what any other user could do: its run, shell, watch and ping
+// routines and its [hub] are refused.
 //
 // Files, one job each:
 //
 //	config.go        LoadConfig and Parse, Config, ConfigError
 //	errors.go        sentinel errors
 //	perm_*.go        opening the file once and vetting who could have changed it
-//	tomllimits.go    the nesting and width limits checked before decoding
+//	tomllimits.go    the nesting, key depth and width limits checked before decoding
 //	tomlpos.go       the line and column of every key path
 //	validate.go      the checks of [defaults] and each [[routine]] and its schedule
 //	validate_action.go  the checks of each action (run, shell, watch, notify, ping)

@@ -6,21 +6,24 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/routinely/routinely/internal/atomicfile"
 	"github.com/routinely/routinely/internal/redact"
 )
 
 // Hub is the [hub] table of routines.toml: the NATS JetStream server through which this
 // device's owner shares its routines with the owners of other devices (docs/design.md#9-devices).
 type Hub struct {
-	URL       string // nats://host:port
-	Token     string // the token as written (`token`), or "" when it comes from TokenFile
-	TokenFile string // `token_file`, with "~" expanded and relative to routines.toml's directory
+	URL   string // nats://host:port
+	Token string // the token as written (`token`), or "" when it comes from TokenFile
+	// TokenFile is `token_file`, with "~" expanded and relative to routines.toml's directory,
+	// which it must be inside (secretInside).
+	TokenFile string
 	Device    string // this device's name on the hub: `device`, or the host name
 	// Offline is OfflineClosed (run nothing shared while the hub cannot be reached) or
 	// OfflineLocal (run every routine on this device alone meanwhile, at the risk of a slot
@@ -31,6 +34,8 @@ type Hub struct {
 	LivenessTTL time.Duration
 
 	Line, Col int // where the [hub] header is
+
+	dir string // routines.toml's directory, absolute: the one place a secret file is read from
 }
 
 // Offline policies ([hub] offline).
@@ -119,10 +124,7 @@ func (v *validator) hub(val any) *Hub {
 	case h.Token == "" && h.TokenFile == "":
 		v.problem("", "hub", "[hub] needs token_file = \"…/hub.token\" (the file `routinely hub` wrote) or token = \"…\"")
 	case h.TokenFile != "":
-		h.TokenFile = expandHome(h.TokenFile)
-		if !filepath.IsAbs(h.TokenFile) {
-			h.TokenFile = filepath.Join(filepath.Dir(v.file), h.TokenFile)
-		}
+		h.dir, h.TokenFile = v.secretFile(h.TokenFile, "hub.token_file", "token_file", "hub.token")
 	}
 	if _, present := tab["device"]; present {
 		h.Device = str("device")
@@ -179,40 +181,85 @@ func DeviceName() string {
 	return b.String()
 }
 
-// ReadToken returns the hub token: Token, or the first line of TokenFile (at most 4 KiB, a
-// regular file others cannot read). Errors: ErrNoHubToken wrapped with what is wrong and what
-// to do (missing, unreadable, shared with others, empty).
+// secretFile resolves the secret file path named at key (key path, e.g. "hub.token_file"; name,
+// e.g. "token_file") as written: "~" expanded, relative to routines.toml's directory. It returns
+// that directory (absolute) and the path, and records a problem when the path is not inside the
+// directory (secretInside), saying to copy it there as base. A file read as a secret from
+// anywhere would let routines.toml send any file of yours (~/.git-credentials) where its other
+// keys say.
+func (v *validator) secretFile(path, key, name, base string) (dir, file string) {
+	dir, err := filepath.Abs(filepath.Dir(v.file))
+	if err != nil {
+		dir = filepath.Dir(v.file)
+	}
+	file = expandHome(path)
+	if !filepath.IsAbs(file) {
+		file = filepath.Join(dir, file)
+	}
+	if !secretInside(dir, file) {
+		v.problem("", key, "%s %s is outside %s, the directory of routines.toml, the only place a secret file is read from; fix: copy it there (cp %s %s; chmod 600 %s) and set %s = %q",
+			name, file, dir, file, filepath.Join(dir, base), filepath.Join(dir, base), name, base)
+	}
+	return dir, file
+}
+
+// secretInside is the rule for where a secret file may be: strictly inside dir (at any depth),
+// judged on the paths as written (no ".." left after cleaning). ReadToken applies it again to
+// the paths with their symbolic links resolved.
+func secretInside(dir, file string) bool {
+	rel, err := filepath.Rel(dir, file)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// ReadToken returns the hub token: Token, or the first line of TokenFile, a regular file (not a
+// symbolic link or a FIFO, read without blocking, at most 4 KiB: atomicfile.Read) inside
+// routines.toml's directory once symbolic links are resolved, owned by you (or root) and that
+// others can neither read nor write. Errors: ErrNoHubToken wrapped with what is wrong and what
+// to do (missing, unreadable, elsewhere, not a regular file, another user's, shared with
+// others, too large, empty).
 func (h *Hub) ReadToken() (string, error) {
 	if h.Token != "" {
 		return h.Token, nil
 	}
-	f, err := os.OpenFile(h.TokenFile, os.O_RDONLY|openNonBlock, 0)
-	if err != nil {
+	if err := h.tokenInPlace(); err != nil {
+		return "", err
+	}
+	data, fi, err := atomicfile.Read(h.TokenFile, maxTokenBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return "", fmt.Errorf("%w: token_file %s: %w (copy the hub.token that `routinely hub` wrote)", ErrNoHubToken, h.TokenFile, err)
-	}
-	defer func() { _ = f.Close() }()
-	fi, err := f.Stat()
-	if err != nil {
+	case errors.Is(err, atomicfile.ErrNotRegular):
+		return "", fmt.Errorf("%w: token_file %w; put a copy of hub.token there (not a link to one)", ErrNoHubToken, err)
+	case err != nil:
 		return "", fmt.Errorf("%w: token_file %s: %w", ErrNoHubToken, h.TokenFile, err)
 	}
-	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("%w: token_file %s is not a regular file", ErrNoHubToken, h.TokenFile)
-	}
-	if tokenShared(fi) {
-		return "", fmt.Errorf("%w: token_file %s can be read by others (mode %04o): chmod 600 %s", ErrNoHubToken, h.TokenFile, fi.Mode().Perm(), h.TokenFile)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxTokenBytes+1))
-	if err != nil {
-		return "", fmt.Errorf("%w: token_file %s: %w", ErrNoHubToken, h.TokenFile, err)
-	}
-	if len(data) > maxTokenBytes {
-		return "", fmt.Errorf("%w: token_file %s is larger than %d bytes", ErrNoHubToken, h.TokenFile, maxTokenBytes)
+	if why := tokenUnsafe(fi); why != "" {
+		return "", fmt.Errorf("%w: token_file %s %s", ErrNoHubToken, h.TokenFile, why)
 	}
 	tok, _, _ := strings.Cut(string(data), "\n")
 	if tok = strings.TrimSpace(tok); tok == "" {
 		return "", fmt.Errorf("%w: token_file %s is empty", ErrNoHubToken, h.TokenFile)
 	}
 	return tok, nil
+}
+
+// tokenInPlace applies secretInside to TokenFile's directory and routines.toml's, both with
+// their symbolic links resolved, so that a link on the way cannot lead the read elsewhere (the
+// file itself is never followed: atomicfile.Read). Errors: ErrNoHubToken wrapped, saying where
+// to put it; a missing directory is left to the read to report.
+func (h *Hub) tokenInPlace() error {
+	dir, err := filepath.EvalSymlinks(h.dir)
+	if err != nil {
+		dir = h.dir
+	}
+	parent, err := filepath.EvalSymlinks(filepath.Dir(h.TokenFile))
+	if err != nil {
+		return nil
+	}
+	if parent != dir && !secretInside(dir, parent) {
+		return fmt.Errorf("%w: token_file %s leads to %s, outside %s (the directory of routines.toml); copy hub.token into %s itself", ErrNoHubToken, h.TokenFile, filepath.Join(parent, filepath.Base(h.TokenFile)), h.dir, h.dir)
+	}
+	return nil
 }
 
 // DefinitionHash returns a digest (hex SHA-256) of what r does and when: its schedule, zone,

@@ -108,3 +108,34 @@ func TestHubDeviceNames(t *testing.T) {
 		}
 	}
 }
+
+// token_file must be inside the directory of routines.toml: any other path (absolute, "~",
+// climbing out with "..") is a problem at its line:col saying where to put it, and the [hub]
+// is unusable; a path inside, at any depth, is accepted.
+func TestHubTokenFileOnlyBesideRoutines(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "routines.toml")
+	home, _ := os.UserHomeDir()
+	for file, inside := range map[string]bool{
+		"hub.token": true, "keys/hub.token": true, "./keys/../hub.token": true,
+		"../hub.token": false, "~/.git-credentials": false, filepath.Join(home, ".git-credentials"): false,
+		".": false, "keys/../../x": false,
+	} {
+		cfg, err := Parse(path, []byte(fmt.Sprintf("[hub]\nurl = \"nats://127.0.0.1:4222\"\ntoken_file = %q\n", file)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if inside {
+			if cfg.Hub == nil || len(cfg.Problems) > 0 {
+				t.Errorf("token_file %q refused: %v", file, cfg.Problems)
+			}
+			continue
+		}
+		if cfg.Hub != nil || !cfg.HubInvalid || len(cfg.Problems) != 1 ||
+			!strings.HasPrefix(cfg.Problems[0].String(), path+":3:1: token_file ") ||
+			!strings.Contains(cfg.Problems[0].Message, " is outside "+dir+", the directory of routines.toml, the only place a secret file is read from; fix: copy it there") ||
+			!strings.HasSuffix(cfg.Problems[0].Message, `and set token_file = "hub.token"`) {
+			t.Errorf("token_file %q: hub %+v, problems %v; want one at 3:1 saying where to put it", file, cfg.Hub, cfg.Problems)
+		}
+	}
+}

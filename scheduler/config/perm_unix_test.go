@@ -4,6 +4,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -203,6 +204,7 @@ func TestLoadConfigRefusesWhatIsNotARoutinesFile(t *testing.T) {
 }
 
 // Windows vets no mode bits (perm_windows.go): refusing a world-writable routines.toml is Unix's.
+// What reaches the network (ping) is refused with the commands; a notification is kept.
 func TestLoadConfigRefusesCommandsFromWritableFile(t *testing.T) {
 	p := writeConfig(t, goodConfig)
 	if err := os.Chmod(p, 0o666); err != nil {
@@ -212,11 +214,138 @@ func TestLoadConfigRefusesCommandsFromWritableFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Routine("morning-briefing") != nil || cfg.Routine("heartbeat") == nil {
-		t.Fatalf("run routine kept or ping dropped: %v", cfg.Routines)
+	if cfg.Routine("morning-briefing") != nil || cfg.Routine("heartbeat") != nil || cfg.Routine("evening") == nil {
+		t.Fatalf("run or ping routine kept, or notify dropped: %v", cfg.Routines)
 	}
-	if len(cfg.Problems) != 1 || !strings.Contains(cfg.Problems[0].Message, "world-writable") ||
-		!strings.Contains(cfg.Problems[0].Message, "others run commands") {
+	if len(cfg.Problems) != 2 || !strings.Contains(cfg.Problems[0].Message, "world-writable") ||
+		!strings.Contains(cfg.Problems[0].Message, "others run commands") ||
+		!strings.Contains(cfg.Problems[1].Message, "others send requests from your machine") {
 		t.Fatalf("problems: %v", cfg.Problems)
+	}
+}
+
+// untrustedConfig reaches the network and a secret in every way a routines file can: a [hub]
+// whose token file is another secret of yours, a watch and a ping; and a notify, which reaches
+// neither.
+const untrustedConfig = `[hub]
+url = "nats://127.0.0.1:14222"
+token_file = "creds"
+
+[[routine]]
+name = "page"
+every = "1h"
+watch = { url = "http://127.0.0.1:1/" }
+
+[[routine]]
+name = "beat"
+every = "1h"
+ping = { url = "http://127.0.0.1:1/" }
+
+[[routine]]
+name = "note"
+every = "1h"
+notify = { title = "x" }
+`
+
+// A file another user could change grants nothing that user could not do: its [hub], watch and
+// ping are refused, each at its line:col with why and the fix, as commands are; the hub counts
+// as unusable, so the routines are not run alone instead; the notify routine is kept. The same
+// file from a private directory keeps everything.
+func TestUntrustedFileReachesNoNetworkOrSecret(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := writeFile(t, filepath.Join(mkdir(t, base+"/shared", 0o777), "routines.toml"), untrustedConfig)
+	cfg, err := LoadConfig(shared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Hub != nil || !cfg.HubInvalid || len(cfg.Routines) != 1 || cfg.Routine("note") == nil {
+		t.Fatalf("hub %+v (invalid %v), routines %v: want no hub, invalid, only note", cfg.Hub, cfg.HubInvalid, cfg.Routines)
+	}
+	why := base + "/shared is writable by other users (mode 0777), who can replace " + shared
+	fix := "; fix: chmod go-w " + base + "/shared, or keep routines.toml in a directory only you can write"
+	want := []string{
+		shared + `:5:3: routine "page" disabled: ` + why + ", so it would let others send requests from your machine and network as you" + fix,
+		shared + `:10:3: routine "beat" disabled: ` + why + ", so it would let others send requests from your machine and network as you" + fix,
+		shared + `:1:2: [hub] refused: ` + why + ", so it would let others send your hub token to a server of their choosing" + fix,
+	}
+	if len(cfg.Problems) != len(want) {
+		t.Fatalf("problems %v, want %d", cfg.Problems, len(want))
+	}
+	for i, w := range want {
+		if got := cfg.Problems[i].String(); got != w {
+			t.Errorf("problem %d:\n got %s\nwant %s", i, got, w)
+		}
+	}
+	// The last good version keeps the refusal.
+	again, err := FromSnapshot(cfg.Snapshot())
+	if err != nil || again.Hub != nil || !again.HubInvalid || len(again.Routines) != 1 {
+		t.Fatalf("from the snapshot: %+v, %v", again, err)
+	}
+
+	private := writeFile(t, filepath.Join(mkdir(t, base+"/mine", 0o700), "routines.toml"), untrustedConfig)
+	if cfg, err = LoadConfig(private); err != nil || cfg.Hub == nil || cfg.HubInvalid || len(cfg.Routines) != 3 || len(cfg.Problems) != 0 {
+		t.Fatalf("from a private directory: %+v, %v", cfg, err)
+	}
+}
+
+// The token file is read only when it is a regular file inside the directory of routines.toml
+// with its links resolved, yours and private: a symbolic link to another secret, a directory
+// link leading out, a FIFO (without blocking) and a file others can read or write are refused
+// with what to do.
+func TestHubTokenFileVetted(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgDir := mkdir(t, base+"/cfg", 0o700)
+	secrets := mkdir(t, base+"/home", 0o700)
+	creds := writeFile(t, filepath.Join(secrets, ".git-credentials"), "https://me:pw@example\n")
+	hubOf := func(tokenFile string) *Hub {
+		t.Helper()
+		cfg, err := Parse(filepath.Join(cfgDir, "routines.toml"), []byte(fmt.Sprintf("[hub]\nurl = \"nats://127.0.0.1:4222\"\ntoken_file = %q\n", tokenFile)))
+		if err != nil || cfg.Hub == nil {
+			t.Fatalf("parse: %v %v", err, cfg.Problems)
+		}
+		return cfg.Hub
+	}
+	symlink(t, creds, filepath.Join(cfgDir, "link.token"))
+	symlink(t, secrets, filepath.Join(cfgDir, "keys"))
+	if err := syscall.Mkfifo(filepath.Join(cfgDir, "fifo.token"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(writeFile(t, filepath.Join(cfgDir, "open.token"), "t\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(cfgDir, "good.token"), "s3cret\n")
+	for file, want := range map[string]string{
+		"link.token":            "is a symbolic link",
+		"keys/.git-credentials": "leads to " + creds + ", outside " + cfgDir,
+		"fifo.token":            "is a named pipe (FIFO)",
+		"open.token":            "can be read or written by others (mode 0640): chmod 600 it",
+	} {
+		done := make(chan error, 1)
+		go func() { _, err := hubOf(file).ReadToken(); done <- err }()
+		select {
+		case err := <-done:
+			if !errors.Is(err, ErrNoHubToken) || !strings.Contains(err.Error(), want) {
+				t.Errorf("token_file %s: %v, want ErrNoHubToken with %q", file, err, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("token_file %s: ReadToken blocked", file)
+		}
+	}
+	if tok, err := hubOf("good.token").ReadToken(); err != nil || tok != "s3cret" {
+		t.Fatalf("good token: %q %v", tok, err)
+	}
+	if os.Geteuid() == 0 {
+		if err := os.Chown(filepath.Join(cfgDir, "good.token"), otherUID, otherUID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := hubOf("good.token").ReadToken(); !errors.Is(err, ErrNoHubToken) || !strings.Contains(err.Error(), "uid 4242") {
+			t.Fatalf("another user's token file: %v", err)
+		}
 	}
 }

@@ -45,6 +45,105 @@ func tooDeep(data []byte) int {
 	return -1
 }
 
+// MaxKeyDepth is the most key parts on the way from the top of routines.toml to a value: a
+// table header's parts ([a.b] is 2), the parts of the dotted keys of the inline tables the
+// value is in (x = { a.b = { c = 1 } } is 4 for c) and its own key's. A routine needs 4 at
+// most ([[routine]] and watch.headers.NAME). Each part is a table the decoder builds and the
+// parser keeps a node for: a 1 MiB file of one dotted key "a.a.….a = 1" (524,000 parts) or a
+// header as deep took 150 MB to parse and 800 MB to decode. So a deeper key is refused before
+// it is parsed, by a scan that keeps nothing per part.
+const MaxKeyDepth = 32
+
+// keyFrame is an array or inline table open in a value: its kind ('[' or '{') and the key
+// depth of the key it is the value of (where the keys of an inline table start from).
+type keyFrame struct {
+	kind  byte
+	depth int
+}
+
+// keysTooDeep returns the byte offset of the first key part past MaxKeyDepth in data (the dot
+// before it, or its first byte), or -1 when every key stays within it. Like tooDeep it follows
+// TOML's lexical rules just enough: comments and strings (quoted key parts among them) are
+// skipped; a line at the top starts a key, or a table header when it starts with "["; "="
+// starts a value; in an inline table "{" and "," start a key. Text that is not valid TOML is
+// scanned as well as it goes; the parser then reports it. data must be within MaxNesting
+// (tooDeep), which bounds the frames kept. Linear in len(data).
+func keysTooDeep(data []byte) int {
+	var open []keyFrame // arrays and inline tables open in the current value
+	header := 0         // parts of the current table header
+	depth := 0          // parts counted on the way to the key being read
+	value := 0          // the depth of the key whose value is being read
+	inKey, inHeader := true, false
+	started := false // the key (or header) being read has a part already
+	part := func() bool { depth++; return depth > MaxKeyDepth }
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case c == '#':
+			j := bytes.IndexByte(data[i:], '\n')
+			if j < 0 {
+				return -1
+			}
+			i += j - 1 // the newline is handled next
+		case c == '\n':
+			if len(open) == 0 { // a new line of the file starts a key or a header
+				inKey, inHeader, started, depth = true, false, false, header
+			}
+		case c == ' ' || c == '\t' || c == '\r':
+		case !inKey:
+			switch c {
+			case '"', '\'':
+				i = stringEnd(data, i) - 1
+			case '[', '{':
+				open = append(open, keyFrame{kind: c, depth: value})
+				if c == '{' {
+					inKey, started, depth = true, false, value
+				}
+			case ']', '}':
+				if len(open) > 0 {
+					open = open[:len(open)-1]
+				}
+				if len(open) > 0 {
+					value = open[len(open)-1].depth
+				}
+			case ',':
+				if len(open) > 0 && open[len(open)-1].kind == '{' {
+					inKey, started, depth = true, false, open[len(open)-1].depth
+				}
+			}
+		case c == '[' && !started && !inHeader && len(open) == 0:
+			inHeader, depth = true, 0
+			if i+1 < len(data) && data[i+1] == '[' {
+				i++
+			}
+		case c == ']' && inHeader:
+			header, inKey, inHeader = depth, false, false
+		case c == '=' || c == '{' || c == '}' || c == ',' || c == '[' || c == ']':
+			// The end of the key: "=" starts its value. The others are not TOML here; they are
+			// scanned as value bytes, which keeps the frames balanced for what follows.
+			inKey, inHeader, value = false, false, depth
+			if c != '=' {
+				i--
+			}
+		case c == '.':
+			if part() {
+				return i
+			}
+		default: // a bare key byte or a quoted part
+			if !started {
+				started = true
+				if part() {
+					return i
+				}
+			}
+			if c == '"' || c == '\'' {
+				i = stringEnd(data, i) - 1
+			}
+		}
+	}
+	return -1
+}
+
 // stringEnd returns the offset just past the TOML string that starts at data[i] (a quote), or
 // len(data) when it is not closed. Basic strings (in one or three double quotes) have
 // backslash escapes; literal strings (single quotes) have none. A multi-line string may end

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pelletier/go-toml/v2"
 )
 
 // hostileConfigs are files built to make the loader work hard: deep nesting, tables with many
@@ -32,6 +34,9 @@ func hostileConfigs(size int) []struct {
 	}{
 		{"nested arrays", []byte("x = " + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "\n"), errTooDeep},
 		{"nested inline tables", []byte("x = " + strings.Repeat("{a=", 13000) + "1" + strings.Repeat("}", 13000) + "\n"), errTooDeep},
+		{"deep dotted key", []byte(strings.Repeat("a.", size/2) + "a = 1\n"), errTooDeep},
+		{"deep table header", []byte("[" + strings.Repeat("a.", size/2) + "a]\n"), errTooDeep},
+		{"deep array table header", []byte("[[" + strings.Repeat("a.", size/2) + "a]]\n"), errTooDeep},
 		{"many keys in the root table", fill(func(i int) string { return fmt.Sprintf("k%d = 1\n", i) }), errTooWide},
 		{"many dotted keys in a routine", fill(func(i int) string {
 			if i == 0 {
@@ -227,4 +232,139 @@ func TestProblemsAreCappedPerFile(t *testing.T) {
 	if last := cfg.Problems[maxProblems].String(); last != "routines.toml:9:1: 51 more problems from here on are not shown; fix the ones above first" {
 		t.Fatalf("last problem: %s", last)
 	}
+}
+
+// parts is n key parts "a.a.….a".
+func parts(n int) string { return strings.TrimSuffix(strings.Repeat("a.", n), ".") }
+
+// deepKeys are files whose keys go MaxKeyDepth+1 parts deep in each way keys nest (the long ones
+// about size bytes), with the line:col where the scan must stop: the dot before the part past
+// the limit, or that part's first byte.
+func deepKeys(size int) map[string]struct {
+	data []byte
+	at   string
+} {
+	dot := func(n int) int { return 2 * n } // the column of the dot after part n of parts(…) at column 1
+	at := func(line, col int) string { return fmt.Sprintf("%d:%d", line, col) }
+	inline := "x = { " + parts(15) + " = [ 1, { "
+	return map[string]struct {
+		data []byte
+		at   string
+	}{
+		"dotted key, 1 MiB":            {[]byte(parts(size/2) + " = 1\n"), at(1, dot(MaxKeyDepth))},
+		"table header, 1 MiB":          {[]byte("[" + parts(size/2) + "]\n"), at(1, 1+dot(MaxKeyDepth))},
+		"array table header":           {[]byte("x = 1\n[[" + parts(size/2) + "]]\n"), at(2, 2+dot(MaxKeyDepth))},
+		"header and dotted key":        {[]byte("[" + parts(20) + "]\n" + parts(13) + " = 1\n"), at(2, dot(MaxKeyDepth-20))},
+		"quoted parts and spaces":      {[]byte(strings.Repeat(`"a.b" . `, MaxKeyDepth) + "'c' = 1\n"), at(1, 8*(MaxKeyDepth-1)+7)},
+		"dotted keys in inline tables": {[]byte(inline + parts(18) + " = 2 } ] }\n"), at(1, len(inline)+dot(MaxKeyDepth-16))}, // x is part 1
+	}
+}
+
+// A key nested deeper than MaxKeyDepth by its parts (a dotted key, a table header, both, inside
+// inline tables) is refused before it is parsed, at the part past the limit, with next to no
+// memory: a 1 MiB dotted key took 150 MB to parse and 800 MB to decode before.
+func TestDeepKeysAreRefusedCheaply(t *testing.T) {
+	const maxAlloc = 64 << 10 // bytes per refusal, whatever the file's size
+	for name, c := range deepKeys(MaxConfigBytes - 100) {
+		t.Run(name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			_, err := Parse("routines.toml", c.data)
+			runtime.ReadMemStats(&after)
+			want := "routines.toml:" + c.at + ": keys nested deeper than 32 levels (each part of a table header or dotted key is one level); a routine needs 4 at most"
+			if !errors.Is(err, errTooDeep) || !errors.Is(err, ErrConfig) || err.Error() != want {
+				t.Fatalf("err = %v\nwant %s", err, want)
+			}
+			alloc := after.TotalAlloc - before.TotalAlloc
+			t.Logf("%d bytes refused, %d bytes allocated", len(c.data), alloc)
+			if alloc > maxAlloc {
+				t.Errorf("refusing %d bytes allocated %d bytes, want at most %d", len(c.data), alloc, maxAlloc)
+			}
+		})
+	}
+}
+
+// Keys at MaxKeyDepth load, however they reach it; dots that are not key separators (in values:
+// floats, times, strings; in quoted parts; in comments) are not counted.
+func TestKeysAtTheDepthLimitLoad(t *testing.T) {
+	for name, data := range map[string]string{
+		"dotted key":            parts(MaxKeyDepth) + " = 1\n",
+		"header":                "[" + parts(MaxKeyDepth-1) + "]\nk = 1\n",
+		"array table header":    "[[" + parts(MaxKeyDepth) + "]]\n",
+		"header and dotted key": "[" + parts(16) + "]\n" + parts(16) + " = 1.5\nb." + parts(15) + " = 2\n",
+		"inline tables":         "x = { " + parts(15) + " = [ 1, { " + parts(16) + " = 2 } ], b." + parts(30) + " = 3 }\n",
+		"dots elsewhere": "[" + parts(MaxKeyDepth-1) + "]   # " + parts(50) + "\n" +
+			`"` + parts(50) + `" = [1.5, 2.25, 1979-05-27T07:32:00.999Z, "` + parts(50) + `", '` + parts(50) + "',\n  3.5]\n" +
+			"m = '''\n" + parts(50) + "\n'''\nt = 07:32:00.5\n",
+	} {
+		cfg, err := Parse("routines.toml", []byte(data))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		// The only problems are unknown top-level keys: the limits let the file through.
+		for _, p := range cfg.Problems {
+			if !strings.Contains(p.Message, "unknown key") {
+				t.Errorf("%s: %s", name, p)
+			}
+		}
+	}
+}
+
+// FuzzLimits checks the limits checked before decoding (tooDeep, keysTooDeep, tooWide): they
+// never panic, and a file they let through that decodes has no value nested deeper than they
+// allow — MaxKeyDepth key parts (each a table, and for an array table also an array) and
+// MaxNesting arrays and inline tables — and no table with more than two MaxTableKeys keys (a
+// section's own and the headers under it). Parse on it does not panic either. The seeds (the
+// hostile shapes, the deep keys, the example file, one file with dots in every place that is
+// not a key separator) run with every go test, and any failure `go test -fuzz FuzzLimits`
+// writes to testdata/fuzz/FuzzLimits.
+func FuzzLimits(f *testing.F) {
+	for _, c := range hostileConfigs(4 << 10) {
+		f.Add(c.data)
+	}
+	for _, c := range deepKeys(4 << 10) {
+		f.Add(c.data)
+	}
+	f.Add([]byte(goodConfig))
+	f.Add([]byte("[a.\"b.c\" . 'd']   # e.f\nx.y = { z.w = [1.5, { q.r = 2 }, \"s.t\"], u = 07:32:00.5 }\n[[a.b]]\nk.'l.m' = '''n.o'''\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if tooDeep(data) >= 0 || keysTooDeep(data) >= 0 {
+			return
+		}
+		if off, _ := tooWide(data); off >= 0 {
+			return
+		}
+		var doc map[string]any
+		if toml.Unmarshal(data, &doc) != nil {
+			return
+		}
+		if depth, width := shape(doc); depth > 2*MaxKeyDepth+MaxNesting+1 || width > 2*MaxTableKeys {
+			t.Fatalf("let through a file that decodes %d deep with a table of %d keys", depth, width)
+		}
+		_, _ = Parse("routines.toml", data)
+	})
+}
+
+// shape returns how many tables and arrays v nests (v itself included) and the most keys of a
+// table in it.
+func shape(v any) (depth, width int) {
+	var kids []any
+	switch x := v.(type) {
+	case map[string]any:
+		width = len(x)
+		for _, k := range x {
+			kids = append(kids, k)
+		}
+	case []any:
+		kids = x
+	default:
+		return 0, 0
+	}
+	for _, k := range kids {
+		d, w := shape(k)
+		depth, width = max(depth, d), max(width, w)
+	}
+	return depth + 1, width
 }
