@@ -15,6 +15,9 @@ var (
 	// ErrNotJournal: the file at the journal's path is not a Routinely journal (not SQLite,
 	// another program's database, damaged, not a regular file); it is left untouched.
 	ErrNotJournal = errors.New("not a Routinely journal")
+	// ErrOpenedElsewhere: SQLite opened a file other than the journal's path (URI, opened);
+	// nothing is read from or written to it.
+	ErrOpenedElsewhere = errors.New("SQLite opened another file than the journal")
 	// ErrClosed: a write through a journal after its Close.
 	ErrClosed = errors.New("journal closed")
 )
