@@ -68,13 +68,14 @@ func (h *Handle) stateUnwritten() bool {
 }
 
 // beat is one heartbeat tick (docs/design.md#34-heartbeat-and-the-owner-record): check the guard is still the file on
-// disk, rewrite the record, look for takeover requests. It returns false when the guard was
+// disk, check the journal is (WatchJournal), rewrite the record, look for takeover requests. It returns false when the guard was
 // replaced and the handle is lost.
 func (h *Handle) beat() bool {
 	if err := h.guard.intact(); err != nil {
 		h.loseGuard(err)
 		return false
 	}
+	h.checkJournal()
 	h.writeRecord(false)
 	h.checkRequest()
 	return true

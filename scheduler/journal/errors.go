@@ -18,6 +18,10 @@ var (
 	// ErrOpenedElsewhere: SQLite opened a file other than the journal's path (URI, opened);
 	// nothing is read from or written to it.
 	ErrOpenedElsewhere = errors.New("SQLite opened another file than the journal")
+	// ErrReplaced: the file at the journal's path is no longer the one this handle has open (it
+	// was deleted, or another file was put in its place): a claim written now would not be in
+	// journal.db on disk (Intact).
+	ErrReplaced = errors.New("journal.db was deleted or replaced while open")
 	// ErrClosed: a write through a journal after its Close.
 	ErrClosed = errors.New("journal closed")
 )

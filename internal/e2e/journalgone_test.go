@@ -1,0 +1,162 @@
+//go:build unix
+
+package e2e
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// journalGone: `tick` shows every slot is accounted for; `long` keeps a run in flight, so the
+// owner has runs to wait for before it puts the journal back (status says journal-replaced
+// meanwhile, seconds rather than a moment).
+const journalGone = `
+[[routine]]
+name = "tick"
+every = "1s"
+shell = 'true'
+timeout = "5s"
+
+[[routine]]
+name = "long"
+every = "1s"
+shell = 'sleep 6'
+timeout = "30s"
+`
+
+// routineHistory returns routine's runs, newest first, with the fields these tests read.
+func routineHistory(t *testing.T, home, routine string) []histRow {
+	t.Helper()
+	stdout, stderr, code := run(t, home, "history", routine, "--json", "--limit", "100000")
+	var rows []histRow
+	if err := json.Unmarshal([]byte(stdout), &rows); err != nil || code != 0 {
+		t.Fatalf("history %s --json: exit %d, %v\n%s%s", routine, code, err, stdout, stderr)
+	}
+	return rows
+}
+
+// Deleting journal.db (with its -wal and -shm) while the daemon owns: before, the owner went on
+// writing to the deleted file, status said healthy, history said "No runs yet", and every run
+// after the deletion was gone once the owner stopped. Now status says journal-replaced (exit 4)
+// within a few heartbeats, the owner waits for its run in flight, puts the journal it had open
+// back, and runs again; afterwards the history holds the runs from before the deletion, the run
+// that was in flight, and exactly one record for every slot of `tick` since it first ran.
+func TestDeletedJournalIsNoticedAndPutBack(t *testing.T) {
+	t.Parallel()
+	home := newHome(t, journalGone)
+	d := start(t, home, "daemon")
+	waitOwner(t, home, d.pid())
+	waitSuccesses(t, home, 2, time.Time{})
+	// Delete while `long` has just started a run: it is still in flight when the owner notices.
+	deadline := time.Now().Add(ownDeadline)
+	for {
+		rows := routineHistory(t, home, "long")
+		if len(rows) > 0 && rows[0].Outcome == "running" && time.Since(rows[0].Slot) < 1500*time.Millisecond {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no run of long started within %s: %+v", ownDeadline, rows)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	inFlight := routineHistory(t, home, "long")[0].Slot
+	before := len(routineHistory(t, home, "tick"))
+	journal := filepath.Join(home, "journal.db")
+	for _, f := range []string{journal, journal + "-wal", journal + "-shm"} {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			t.Fatal(err)
+		}
+	}
+	deletedAt := time.Now()
+
+	s := waitStatus(t, home, "journal-replaced (exit 4) after journal.db was deleted", func(s statusOut) bool {
+		return hasDiagnosis(s, "journal-replaced")
+	})
+	if s.ExitCode != 4 || s.Health != "unhealthy" {
+		t.Errorf("journal-replaced with health %s, exit %d; want unhealthy, 4", s.Health, s.ExitCode)
+	}
+	if took := time.Since(deletedAt); took > 3*2*time.Second+time.Second {
+		t.Errorf("journal-replaced %s after the deletion; want within 3 heartbeats (2 s each)", took.Round(time.Millisecond))
+	}
+	for _, dg := range s.Diagnoses {
+		if dg.Kind == "journal-replaced" && !strings.Contains(dg.Message, "journal.db") {
+			t.Errorf("journal-replaced says %q: want what happened to journal.db", dg.Message)
+		}
+	}
+	waitStatus(t, home, "healthy once the journal is back", func(s statusOut) bool { return s.ExitCode == 0 })
+	backAt := time.Now()
+	t.Logf("journal-replaced %s after the deletion; healthy again after %s", s.Diagnoses, backAt.Sub(deletedAt).Round(time.Millisecond))
+	if _, err := os.Stat(journal); err != nil {
+		t.Fatalf("journal.db after the owner says healthy: %v", err)
+	}
+	waitSuccesses(t, home, 1, backAt.Add(time.Second))
+
+	d.signal(syscall.SIGTERM)
+	if code := d.wait(cmdTimeout); code != 0 {
+		t.Fatalf("daemon: exit %d on SIGTERM", code)
+	}
+	if !strings.Contains(d.stderr.String(), "journal.db put back") {
+		t.Errorf("the daemon's log does not say the journal was put back")
+	}
+
+	ticks := routineHistory(t, home, "tick")
+	if len(ticks) < before {
+		t.Fatalf("tick has %d records after the journal came back, %d before the deletion: the history was lost", len(ticks), before)
+	}
+	bySlot := map[time.Time]int{}
+	first, last := ticks[0].Slot, ticks[0].Slot
+	duringOutage := 0
+	for _, r := range ticks {
+		sl := r.Slot.UTC()
+		bySlot[sl]++
+		first, last = minTime(first, sl), maxTime(last, sl)
+		if r.Outcome != "success" && r.Outcome != "missed" {
+			t.Errorf("tick slot %s: %s (%s); want success or missed", sl.Format(time.TimeOnly), r.Outcome, r.Reason)
+		}
+		if !sl.Before(deletedAt.Truncate(time.Second)) && sl.Before(backAt) {
+			duringOutage++
+		}
+	}
+	for sl := first.UTC(); !sl.After(last); sl = sl.Add(time.Second) {
+		switch n := bySlot[sl]; {
+		case n == 0:
+			t.Errorf("tick slot %s has no record: a run lost without a word", sl.Format(time.TimeOnly))
+		case n > 1:
+			t.Errorf("tick slot %s has %d records", sl.Format(time.TimeOnly), n)
+		}
+	}
+	if duringOutage == 0 {
+		t.Errorf("no tick slot between the deletion (%s) and the journal's return (%s) is recorded: %+v",
+			deletedAt.Format(time.TimeOnly), backAt.Format(time.TimeOnly), ticks)
+	}
+	for _, r := range routineHistory(t, home, "long") {
+		if r.Slot.Equal(inFlight) {
+			if r.Outcome != "success" {
+				t.Errorf("long's run in flight at the deletion (slot %s): %s (%s); want success", inFlight.Format(time.TimeOnly), r.Outcome, r.Reason)
+			}
+			return
+		}
+	}
+	t.Errorf("long's run in flight at the deletion (slot %s) is not in the history", inFlight.Format(time.TimeOnly))
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
