@@ -110,32 +110,7 @@ func TestDeletedJournalIsNoticedAndPutBack(t *testing.T) {
 	if len(ticks) < before {
 		t.Fatalf("tick has %d records after the journal came back, %d before the deletion: the history was lost", len(ticks), before)
 	}
-	bySlot := map[time.Time]int{}
-	first, last := ticks[0].Slot, ticks[0].Slot
-	duringOutage := 0
-	for _, r := range ticks {
-		sl := r.Slot.UTC()
-		bySlot[sl]++
-		first, last = minTime(first, sl), maxTime(last, sl)
-		if r.Outcome != "success" && r.Outcome != "missed" {
-			t.Errorf("tick slot %s: %s (%s); want success or missed", sl.Format(time.TimeOnly), r.Outcome, r.Reason)
-		}
-		if !sl.Before(deletedAt.Truncate(time.Second)) && sl.Before(backAt) {
-			duringOutage++
-		}
-	}
-	for sl := first.UTC(); !sl.After(last); sl = sl.Add(time.Second) {
-		switch n := bySlot[sl]; {
-		case n == 0:
-			t.Errorf("tick slot %s has no record: a run lost without a word", sl.Format(time.TimeOnly))
-		case n > 1:
-			t.Errorf("tick slot %s has %d records", sl.Format(time.TimeOnly), n)
-		}
-	}
-	if duringOutage == 0 {
-		t.Errorf("no tick slot between the deletion (%s) and the journal's return (%s) is recorded: %+v",
-			deletedAt.Format(time.TimeOnly), backAt.Format(time.TimeOnly), ticks)
-	}
+	checkEverySlotOnce(t, ticks, deletedAt, backAt)
 	for _, r := range routineHistory(t, home, "long") {
 		if r.Slot.Equal(inFlight) {
 			if r.Outcome != "success" {
@@ -145,6 +120,83 @@ func TestDeletedJournalIsNoticedAndPutBack(t *testing.T) {
 		}
 	}
 	t.Errorf("long's run in flight at the deletion (slot %s) is not in the history", inFlight.Format(time.TimeOnly))
+}
+
+// checkEverySlotOnce checks the rows of an `every = "1s"` routine: exactly one record for every
+// slot from its first to its last, each a success or missed, and at least one of them between
+// from and to (when nothing ran).
+func checkEverySlotOnce(t *testing.T, rows []histRow, from, to time.Time) {
+	t.Helper()
+	bySlot := map[time.Time]int{}
+	first, last := rows[0].Slot, rows[0].Slot
+	between := 0
+	for _, r := range rows {
+		sl := r.Slot.UTC()
+		bySlot[sl]++
+		first, last = minTime(first, sl), maxTime(last, sl)
+		if r.Outcome != "success" && r.Outcome != "missed" {
+			t.Errorf("slot %s: %s (%s); want success or missed", sl.Format(time.TimeOnly), r.Outcome, r.Reason)
+		}
+		if !sl.Before(from.Truncate(time.Second)) && sl.Before(to) {
+			between++
+		}
+	}
+	for sl := first.UTC(); !sl.After(last); sl = sl.Add(time.Second) {
+		switch n := bySlot[sl]; {
+		case n == 0:
+			t.Errorf("slot %s has no record: a run lost without a word", sl.Format(time.TimeOnly))
+		case n > 1:
+			t.Errorf("slot %s has %d records", sl.Format(time.TimeOnly), n)
+		}
+	}
+	if between == 0 {
+		t.Errorf("no slot between %s and %s is recorded: %+v", from.Format(time.TimeOnly), to.Format(time.TimeOnly), rows)
+	}
+}
+
+// journal.db replaced by another file (renamed over it) while the daemon owns: that file is left
+// alone and nothing runs (journal-replaced, exit 4, for as long as it is there); once it is moved
+// away the owner puts its journal back, and every slot of the outage is recorded.
+func TestReplacedJournalIsLeftAloneUntilMovedAway(t *testing.T) {
+	t.Parallel()
+	home := newHome(t, everySecond)
+	d := start(t, home, "daemon")
+	waitOwner(t, home, d.pid())
+	waitSuccesses(t, home, 2, time.Time{})
+	journal := filepath.Join(home, "journal.db")
+	other := filepath.Join(home, "other")
+	if err := os.WriteFile(other, []byte("someone's file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(other, journal); err != nil {
+		t.Fatal(err)
+	}
+	replacedAt := time.Now()
+	s := waitStatus(t, home, "journal-replaced (exit 4) after journal.db was replaced", func(s statusOut) bool {
+		return hasDiagnosis(s, "journal-replaced")
+	})
+	if s.ExitCode != 4 {
+		t.Errorf("journal-replaced with exit %d; want 4", s.ExitCode)
+	}
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(300 * time.Millisecond) {
+		if s := status(t, home); !hasDiagnosis(s, "journal-replaced") || s.ExitCode != 4 {
+			t.Fatalf("status while another file is at journal.db: exit %d, %+v; want journal-replaced, exit 4", s.ExitCode, s.Diagnoses)
+		}
+	}
+	if b, err := os.ReadFile(journal); err != nil || string(b) != "someone's file\n" {
+		t.Fatalf("the file put at journal.db: %q, %v; want it left as it was", b, err)
+	}
+	if err := os.Remove(journal); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, home, "healthy once the other file is gone", func(s statusOut) bool { return s.ExitCode == 0 })
+	backAt := time.Now()
+	waitSuccesses(t, home, 1, backAt.Add(time.Second))
+	d.signal(syscall.SIGTERM)
+	if code := d.wait(cmdTimeout); code != 0 {
+		t.Fatalf("daemon: exit %d on SIGTERM", code)
+	}
+	checkEverySlotOnce(t, routineHistory(t, home, "tick"), replacedAt, backAt)
 }
 
 func minTime(a, b time.Time) time.Time {
