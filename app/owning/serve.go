@@ -58,6 +58,7 @@ func Serve(ctx context.Context, h *ownership.Handle, p paths.Paths, n scheduler.
 	}
 	s := &serving{hooks: hooks}
 	defer s.end()
+	defer h.WatchJournal(nil) // the heartbeat checks no journal once this one is closed
 	s.start(j, eng)
 	logger.Info("owning the routines", "epoch", h.Epoch(), "config", p.Config, "routines", len(eng.Routines()))
 	for _, pr := range eng.Problems() {
