@@ -3,12 +3,23 @@ package journal
 import (
 	"database/sql"
 	"errors"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 )
+
+// uriT is URI for tests: the URI of path with params, or the test fails.
+func uriT(tb testing.TB, path string, params url.Values) string {
+	tb.Helper()
+	u, err := URI(path, params)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return u
+}
 
 // oddDirNames are state directory names whose characters mean something in a URI: before URI
 // escaped the path, "work#routines" put the journal at "work" beside it, "a?b" at "a", and
