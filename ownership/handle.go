@@ -219,11 +219,13 @@ func (h *Handle) WatchJournal(check func() error) <-chan struct{} {
 }
 
 // JournalRestored clears journal_replaced: the owner has a journal at its path again, and runs
-// are admitted (as far as the phase admits them).
+// are admitted (as far as the phase admits them); an approved takeover held meanwhile
+// (handoverHeldLocked) completes.
 func (h *Handle) JournalRestored() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.rec.JournalReplaced = nil
+	h.nudge()
 }
 
 // checkJournal runs the journal check of WatchJournal, if any, for the heartbeat loop.

@@ -20,7 +20,7 @@ func (h *Handle) loop(w *dirWatcher) {
 	for {
 		h.mu.Lock()
 		var idle chan struct{} // nil (never ready) unless draining
-		if h.phase == phaseYielding || h.phase == phaseReleasing {
+		if (h.phase == phaseYielding && !h.handoverHeldLocked()) || h.phase == phaseReleasing {
 			idle = h.idle
 		}
 		var expiry <-chan time.Time // nil (never ready) unless a request awaits a decision
@@ -130,6 +130,13 @@ func (h *Handle) loseGuard(err error) {
 	}
 }
 
+// handoverHeldLocked reports whether an approved takeover must wait although nothing runs: the
+// journal is replaced (WatchJournal) and this owner holds the only copy of it until it has put
+// it back; a successor now would start an empty journal at the path instead. The challenger
+// waits (it owns once the journal is back) or gives up at its deadline, and then this owner
+// carries on. Callers hold h.mu.
+func (h *Handle) handoverHeldLocked() bool { return h.rec.JournalReplaced != nil }
+
 // finishIfDrained completes a yield or Release once no run is in flight: state "released" is
 // written (durably) while the guard is still held, then the guard is unlocked. A yield first
 // checks, as late as possible, that its challenger still wants the routines: one that withdrew,
@@ -145,6 +152,9 @@ func (h *Handle) finishIfDrained() bool {
 	if h.inFlight == 0 {
 		switch h.phase {
 		case phaseYielding:
+			if h.handoverHeldLocked() {
+				break // JournalRestored nudges the loop
+			}
 			drained = h.setPhaseLocked(phaseHandingOver, change{why: "drained"})
 		case phaseReleasing:
 			drained = h.setPhaseLocked(phaseReleased, change{why: "drained"})

@@ -55,18 +55,7 @@ func TestDeletedJournalIsNoticedAndPutBack(t *testing.T) {
 	waitOwner(t, home, d.pid())
 	waitSuccesses(t, home, 2, time.Time{})
 	// Delete while `long` has just started a run: it is still in flight when the owner notices.
-	deadline := time.Now().Add(ownDeadline)
-	for {
-		rows := routineHistory(t, home, "long")
-		if len(rows) > 0 && rows[0].Outcome == "running" && time.Since(rows[0].Slot) < 1500*time.Millisecond {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no run of long started within %s: %+v", ownDeadline, rows)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	inFlight := routineHistory(t, home, "long")[0].Slot
+	inFlight := waitFreshRun(t, home, "long")
 	before := len(routineHistory(t, home, "tick"))
 	journal := filepath.Join(home, "journal.db")
 	for _, f := range []string{journal, journal + "-wal", journal + "-shm"} {
@@ -197,6 +186,73 @@ func TestReplacedJournalIsLeftAloneUntilMovedAway(t *testing.T) {
 		t.Fatalf("daemon: exit %d on SIGTERM", code)
 	}
 	checkEverySlotOnce(t, routineHistory(t, home, "tick"), replacedAt, backAt)
+}
+
+// waitFreshRun waits until routine's newest run is running and began less than 1.5 s ago, and
+// returns its slot.
+func waitFreshRun(t *testing.T, home, routine string) time.Time {
+	t.Helper()
+	deadline := time.Now().Add(ownDeadline)
+	for {
+		rows := routineHistory(t, home, routine)
+		if len(rows) > 0 && rows[0].Outcome == "running" && time.Since(rows[0].Slot) < 1500*time.Millisecond {
+			return rows[0].Slot
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no run of %s started within %s: %+v", routine, ownDeadline, rows)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// A takeover approved while the owner's journal.db is deleted waits until the owner has put it
+// back: handing over at once would have the successor start an empty journal at the path while
+// the only copy of the history is in the old owner's open file. The successor owns once the
+// journal is back, and reads the history from before the deletion.
+func TestTakeoverWaitsForTheJournalToBePutBack(t *testing.T) {
+	t.Parallel()
+	home := newHome(t, journalGone)
+	a := start(t, home, "daemon")
+	waitOwner(t, home, a.pid())
+	waitSuccesses(t, home, 2, time.Time{})
+	inFlight := waitFreshRun(t, home, "long")
+	before := len(routineHistory(t, home, "tick"))
+	journal := filepath.Join(home, "journal.db")
+	for _, f := range []string{journal, journal + "-wal", journal + "-shm"} {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			t.Fatal(err)
+		}
+	}
+	deletedAt := time.Now()
+	waitStatus(t, home, "journal-replaced", func(s statusOut) bool { return hasDiagnosis(s, "journal-replaced") })
+	b := start(t, home, "daemon", "--takeover", "--timeout", "40s")
+	waitOwner(t, home, b.pid())
+	ownedAt := time.Now()
+	if code := a.wait(cmdTimeout); code != 0 {
+		t.Fatalf("the first daemon: exit %d after the takeover", code)
+	}
+	if !strings.Contains(a.stderr.String(), "journal.db put back") {
+		t.Errorf("the first daemon handed over without putting the journal back")
+	}
+	waitSuccesses(t, home, 1, ownedAt.Add(time.Second))
+	b.signal(syscall.SIGTERM)
+	if code := b.wait(cmdTimeout); code != 0 {
+		t.Fatalf("the second daemon: exit %d on SIGTERM", code)
+	}
+	ticks := routineHistory(t, home, "tick")
+	if len(ticks) < before {
+		t.Fatalf("tick has %d records after the takeover, %d before the deletion: the successor started an empty journal", len(ticks), before)
+	}
+	checkEverySlotOnce(t, ticks, deletedAt, ownedAt)
+	for _, r := range routineHistory(t, home, "long") {
+		if r.Slot.Equal(inFlight) {
+			if r.Outcome != "success" {
+				t.Errorf("long's run in flight at the deletion: %s (%s); want success", r.Outcome, r.Reason)
+			}
+			return
+		}
+	}
+	t.Errorf("long's run in flight at the deletion (slot %s) is not in the history", inFlight.Format(time.TimeOnly))
 }
 
 func minTime(a, b time.Time) time.Time {
