@@ -207,6 +207,7 @@ func putJournalBack(ctx context.Context, h *ownership.Handle, p paths.Paths, n s
 	}
 	s.j = nil
 	logger.Warn("journal.db put back from the file this owner had open; starting the routines again", "path", p.Journal)
+	h.NoteJournal(time.Time{}, nil) // the stopped engine's word on its journal; the new one reports its own
 	h.JournalRestored()
 	j, eng, err := startWhenJournalWritable(ctx, h, p, n, logger, s.hooks.OnChange)
 	if err != nil || eng == nil {

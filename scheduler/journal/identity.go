@@ -42,11 +42,15 @@ func (j *Journal) Intact() error {
 // beside the path, synced, and linked to the path only if nothing is there (a link never
 // replaces a file); the -wal and -shm the closed journal leaves at the path are removed first,
 // so the copy never meets the write-ahead log of another file. Call it with nothing writing to j
-// (the engine stopped). Errors: one wrapping ErrReplaced when another file is at the path: then
+// (the engine stopped). When the file at the path is j's own again (moved back), Restore only
+// closes j. Errors: one wrapping ErrReplaced when another file is at the path: then
 // nothing is changed and j stays open, so Restore may be called again once the path is free;
 // otherwise j is closed, and the error is the copy's, the sync's or the link's, wrapped (when
 // another file appeared at the path meanwhile, the copy is left beside it and named).
 func (j *Journal) Restore() error {
+	if j.Intact() == nil { // moved back meanwhile: it is in place already
+		return j.Close()
+	}
 	if _, err := os.Lstat(j.path); err == nil {
 		return fmt.Errorf("%w: %s is another file now, left as it is", ErrReplaced, j.path)
 	}

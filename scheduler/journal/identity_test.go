@@ -109,3 +109,30 @@ func TestRestorePutsTheOpenJournalBack(t *testing.T) {
 		t.Fatalf("a slot that ran before the deletion claimed again: %v; want ErrSlotClaimed", err)
 	}
 }
+
+// A journal moved away and back before Restore is left in place: Restore only closes it.
+func TestRestoreOfAJournalMovedBack(t *testing.T) {
+	j := acquiredJournal(t)
+	if _, err := j.Claim(Claim{Routine: "r", Slot: time.Unix(100, 0), Trigger: TriggerSchedule, Outcome: OutcomeSuccess}); err != nil {
+		t.Fatal(err)
+	}
+	aside := j.path + ".aside"
+	if err := os.Rename(j.path, aside); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(aside, j.path); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Restore(); err != nil {
+		t.Fatalf("Restore of a journal moved back: %v", err)
+	}
+	assertOnly(t, filepath.Dir(j.path), "journal.db")
+	ro, err := OpenReadOnly(j.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = ro.Close() }()
+	if last, err := ro.LastSlots(); err != nil || !last["r"].Equal(time.Unix(100, 0)) {
+		t.Fatalf("the journal after Restore: last slots %v, %v", last, err)
+	}
+}
