@@ -30,6 +30,9 @@ const (
 	// DiagJournalUnwritable: the owner is alive and heartbeating but its journal refuses writes
 	// (another process holds its lock, the disk is full), so no run starts.
 	DiagJournalUnwritable DiagnosisKind = "journal-unwritable"
+	// DiagJournalReplaced: the owner's open journal file is no longer the one at its path
+	// (journal.db deleted or replaced), so no run starts until it has one there again.
+	DiagJournalReplaced DiagnosisKind = "journal-replaced"
 )
 
 // Diagnosis is one finding about the owner, with a sentence a person can act on.
@@ -135,10 +138,17 @@ func diagnose(f facts) []Diagnosis {
 	if r.State == StateYielding {
 		add(DiagDraining, r.YieldingSince, "the owner (pid %d) is stopping (shutting down or handing over) and waits for %d run(s) in flight to finish", r.PID, r.InFlight)
 	}
-	if jt := r.JournalUnwritable; jt != nil && !f.stale {
+	// A claim refused because journal.db is gone is journal trouble too; journal-replaced says
+	// it all, and journal-unwritable's advice (a lock, a full disk) would mislead.
+	if jt := r.JournalUnwritable; jt != nil && !f.stale && r.JournalReplaced == nil {
 		add(DiagJournalUnwritable, jt.Since,
 			"the owner (pid %d) cannot write the journal since %s (%s): %s. No run starts without its claim; the slots due meanwhile are recorded missed once it can. Look for another process holding journal.db in the state directory (`fuser -v journal.db`) or a full disk (`df .`)",
 			r.PID, jt.Since.Local().Format(time.TimeOnly), skew.Age(jt.Since, st.ObservedAt).Round(time.Second), jt.Error)
+	}
+	if jr := r.JournalReplaced; jr != nil && !f.stale {
+		add(DiagJournalReplaced, jr.Since,
+			"the owner (pid %d) found at %s that journal.db is not the file it has open (%s): no run starts. When journal.db was only deleted, the owner puts the file it has open back once its runs in flight end, and the slots due meanwhile are recorded; when another file is there, it is left alone and nothing runs: move that file aside to have the owner put the journal back, or stop the owner and start it again to use the new file (its history lacks what the owner recorded since)",
+			r.PID, jr.Since.Local().Format(time.TimeOnly), jr.Error)
 	}
 	switch {
 	case f.stale && r.JournalUnwritable != nil:
@@ -151,7 +161,7 @@ func diagnose(f facts) []Diagnosis {
 		add(DiagNotHeartbeating, r.HeartbeatAt,
 			"the owner (pid %d) is running but has not written a heartbeat for %s (suspended or wedged); `routinely daemon --takeover --kill-wedged` can end it",
 			r.PID, f.silentFor.Round(time.Second))
-	case f.stalled && r.State == StateOwning && r.JournalUnwritable == nil:
+	case f.stalled && r.State == StateOwning && r.JournalUnwritable == nil && r.JournalReplaced == nil:
 		add(DiagStalled, r.NextDueAt,
 			"the owner (pid %d) heartbeats, but a run due at %s has not been handled (progress %d)",
 			r.PID, r.NextDueAt.Local().Format(time.TimeOnly), r.Progress)

@@ -48,6 +48,11 @@ type Handle struct {
 	denied   map[string]bool // request ids already denied, not asked about again
 	asks     chan Request    // requests for the OnRequest goroutine (nil without OnRequest)
 
+	// journalCheck is called by each heartbeat (WatchJournal; nil: none); journalGone is closed
+	// when it fails, and rec.JournalReplaced then stops admission until JournalRestored.
+	journalCheck func() error
+	journalGone  chan struct{}
+
 	events   chan Event
 	lostErr  error // set by setPhaseLocked on the change to phaseLost
 	lost     chan struct{}
@@ -104,15 +109,25 @@ func (h *Handle) recordLocked() Record {
 		t := *r.JournalUnwritable
 		r.JournalUnwritable = &t
 	}
+	if r.JournalReplaced != nil {
+		t := *r.JournalReplaced
+		r.JournalReplaced = &t
+	}
 	return r
 }
 
+// admitsLocked reports whether a new run may start: the phase admits and the journal is the
+// one on disk. Callers hold h.mu.
+func (h *Handle) admitsLocked() bool {
+	return h.phase.admits() && h.rec.JournalReplaced == nil
+}
+
 // Admitting reports whether new runs may start: false once yielding, releasing, released or the
-// guard was lost.
+// guard was lost, and while the journal is replaced (WatchJournal).
 func (h *Handle) Admitting() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.phase.admits()
+	return h.admitsLocked()
 }
 
 // Err returns nil while this handle owns, then why it stopped: ErrReleased (Release, or an
@@ -129,12 +144,13 @@ func (h *Handle) Err() error {
 
 // BeginRun admits one run of routine for the scheduled time slot and counts it in flight until
 // done is called (done is idempotent; call it when the run has ended and been recorded). It
-// returns ErrNotAdmitting when the owner is yielding, releasing, released or has lost its guard.
-// A yield or Release never completes while runs are in flight.
+// returns ErrNotAdmitting when the owner is yielding, releasing, released or has lost its guard,
+// or while its journal is replaced (WatchJournal). A yield or Release never completes while runs
+// are in flight.
 func (h *Handle) BeginRun(routine string, slot time.Time) (done func(), err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if !h.phase.admits() {
+	if !h.admitsLocked() {
 		return nil, ErrNotAdmitting
 	}
 	if h.inFlight == 0 {
@@ -188,6 +204,53 @@ func (h *Handle) NoteJournal(since time.Time, err error) {
 		t.Error = err.Error()
 	}
 	h.rec.JournalUnwritable = t
+}
+
+// WatchJournal makes each heartbeat call check (nil: no check), after the guard's own check, the
+// way owner.lock's identity is checked: check reports whether the journal file this owner writes
+// is still the one at its path (journal.Journal.Intact). The first time it returns an error the
+// handle stops admitting runs, its record carries journal_replaced {since, error} (written in
+// the same heartbeat; observers say journal-replaced), and the returned channel is closed; the
+// check is not called again until the next WatchJournal. JournalRestored admits again.
+func (h *Handle) WatchJournal(check func() error) <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.journalCheck = check
+	h.journalGone = make(chan struct{})
+	return h.journalGone
+}
+
+// JournalRestored clears journal_replaced: the owner has a journal at its path again, and runs
+// are admitted (as far as the phase admits them); an approved takeover held meanwhile
+// (handoverHeldLocked) completes.
+func (h *Handle) JournalRestored() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.rec.JournalReplaced = nil
+	h.nudge()
+}
+
+// checkJournal runs the journal check of WatchJournal, if any, for the heartbeat loop.
+func (h *Handle) checkJournal() {
+	h.mu.Lock()
+	check, gone := h.journalCheck, h.journalGone
+	h.mu.Unlock()
+	if check == nil {
+		return
+	}
+	err := check()
+	if err == nil {
+		return
+	}
+	h.log.Error("the journal file was deleted or replaced while owning; stopped admitting runs", "err", err)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.journalGone != gone {
+		return // a new WatchJournal came meanwhile
+	}
+	h.journalCheck = nil
+	h.rec.JournalReplaced = &JournalTrouble{Since: time.Now(), Error: err.Error()}
+	close(gone)
 }
 
 // Events delivers takeover, guard and write events; the channel is closed after the handle is

@@ -20,7 +20,7 @@ func (h *Handle) loop(w *dirWatcher) {
 	for {
 		h.mu.Lock()
 		var idle chan struct{} // nil (never ready) unless draining
-		if h.phase == phaseYielding || h.phase == phaseReleasing {
+		if (h.phase == phaseYielding && !h.handoverHeldLocked()) || h.phase == phaseReleasing {
 			idle = h.idle
 		}
 		var expiry <-chan time.Time // nil (never ready) unless a request awaits a decision
@@ -68,13 +68,14 @@ func (h *Handle) stateUnwritten() bool {
 }
 
 // beat is one heartbeat tick (docs/design.md#34-heartbeat-and-the-owner-record): check the guard is still the file on
-// disk, rewrite the record, look for takeover requests. It returns false when the guard was
+// disk, check the journal is (WatchJournal), rewrite the record, look for takeover requests. It returns false when the guard was
 // replaced and the handle is lost.
 func (h *Handle) beat() bool {
 	if err := h.guard.intact(); err != nil {
 		h.loseGuard(err)
 		return false
 	}
+	h.checkJournal()
 	h.writeRecord(false)
 	h.checkRequest()
 	return true
@@ -129,6 +130,13 @@ func (h *Handle) loseGuard(err error) {
 	}
 }
 
+// handoverHeldLocked reports whether an approved takeover must wait although nothing runs: the
+// journal is replaced (WatchJournal) and this owner holds the only copy of it until it has put
+// it back; a successor now would start an empty journal at the path instead. The challenger
+// waits (it owns once the journal is back) or gives up at its deadline, and then this owner
+// carries on. Callers hold h.mu.
+func (h *Handle) handoverHeldLocked() bool { return h.rec.JournalReplaced != nil }
+
 // finishIfDrained completes a yield or Release once no run is in flight: state "released" is
 // written (durably) while the guard is still held, then the guard is unlocked. A yield first
 // checks, as late as possible, that its challenger still wants the routines: one that withdrew,
@@ -144,6 +152,9 @@ func (h *Handle) finishIfDrained() bool {
 	if h.inFlight == 0 {
 		switch h.phase {
 		case phaseYielding:
+			if h.handoverHeldLocked() {
+				break // JournalRestored nudges the loop
+			}
 			drained = h.setPhaseLocked(phaseHandingOver, change{why: "drained"})
 		case phaseReleasing:
 			drained = h.setPhaseLocked(phaseReleased, change{why: "drained"})

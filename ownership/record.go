@@ -60,6 +60,9 @@ type Record struct {
 	// JournalUnwritable is set while the owner's journal refuses writes (locked by another
 	// process, disk full): no run starts then. Nil while the journal is fine.
 	JournalUnwritable *JournalTrouble `json:"journal_unwritable,omitempty"`
+	// JournalReplaced is set while the journal file the owner has open is no longer the one at
+	// its path (deleted or replaced, Handle.WatchJournal): no run starts then. Nil otherwise.
+	JournalReplaced *JournalTrouble `json:"journal_replaced,omitempty"`
 }
 
 // JournalTrouble says since when, and why, the owner cannot write its journal.

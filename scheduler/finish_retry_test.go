@@ -33,7 +33,7 @@ func TestFinishRetriesWhileJournalLocked(t *testing.T) {
 	h.logger = slog.New(slog.NewTextHandler(log, nil))
 
 	// The competing writer: a second *sql.DB on the same file, as another process would hold it.
-	other, err := sql.Open("sqlite", "file:"+path)
+	other, err := sql.Open("sqlite", journalURI(t, path, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

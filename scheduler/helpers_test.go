@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
@@ -372,4 +373,14 @@ func (f *fakeWallMono) tick(t testing.TB) {
 func newHarnessOn(t testing.TB, old *harness, start time.Time) *harness {
 	return &harness{t: t, dir: old.dir, cfg: old.cfg, j: old.j, gate: newGate(old.gate.epoch + 1),
 		clock: clockwork.NewFakeClockAt(start), act: &fakeAction{}, notes: &recordingNotifier{}}
+}
+
+// journalURI is journal.URI for tests: the URI of path with params, or the test fails.
+func journalURI(tb testing.TB, path string, params url.Values) string {
+	tb.Helper()
+	u, err := journal.URI(path, params)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return u
 }

@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -313,7 +314,7 @@ shell = 'echo "$$ $%s" > %s'
 		t.Errorf("the run saw %s=%q, want %q", RunTokenVar, token, h.j.RunToken(id))
 	}
 	var gotPID, startMS int64
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(h.dir, "journal.db")+"?mode=ro")
+	db, err := sql.Open("sqlite", journalURI(t, filepath.Join(h.dir, "journal.db"), url.Values{"mode": {"ro"}}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ func lockedJournalHarnessWith(t *testing.T, busy time.Duration, config string) (
 	}
 	h.j = j
 	t.Cleanup(func() { _ = j.Close() })
-	other, err := sql.Open("sqlite", "file:"+path)
+	other, err := sql.Open("sqlite", journalURI(t, path, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -218,10 +219,11 @@ func runHere(ctx context.Context, e *env, p paths.Paths, o runOptions) error {
 	watchEvents(e, h) // log takeover requests and guard problems while we own
 	serveCtx, stopServe := context.WithCancel(context.WithoutCancel(ctx))
 	started := make(chan struct{})
+	var startedOnce sync.Once // Serve starts the engine again after putting a deleted journal back
 	served := make(chan error, 1)
 	go func() {
 		served <- owning.Serve(serveCtx, h, p, owning.LogNotifier{Logger: e.logger}, e.logger,
-			owning.Hooks{Started: func(*scheduler.Engine) func() { close(started); return nil }})
+			owning.Hooks{Started: func(*scheduler.Engine) func() { startedOnce.Do(func() { close(started) }); return nil }})
 	}()
 	select {
 	case err := <-served:

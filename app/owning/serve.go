@@ -40,9 +40,13 @@ type Hooks struct {
 // stops the engine, waits for in-flight runs up to DrainTimeout and releases h) or when h is
 // lost (takeover approved: h has already drained and released). While the journal is
 // unavailable (locked by another process, disk full) it keeps owning and retries
-// (startWhenJournalWritable). It returns nil in these cases and an error only when the routines
-// cannot be started (not a journal, config unusable); h is released then too, so the caller
-// never has to.
+// (startWhenJournalWritable). When journal.db is deleted or replaced while open (h's heartbeat
+// checks it, h.WatchJournal), no run is admitted; once the runs in flight end the engine stops,
+// the open journal is put back at its path if that is empty (putJournalBack), and the routines
+// start again on it, their catch-up recording the slots due meanwhile; while another file is
+// there, nothing runs (status says journal-replaced) until it is moved away. It returns nil in
+// these cases and an error only when the routines cannot be started (not a journal, config
+// unusable); h is released then too, so the caller never has to.
 func Serve(ctx context.Context, h *ownership.Handle, p paths.Paths, n scheduler.Notifier, logger *slog.Logger, hooks Hooks) error {
 	if logger == nil {
 		logger = slog.Default()
@@ -52,49 +56,164 @@ func Serve(ctx context.Context, h *ownership.Handle, p paths.Paths, n scheduler.
 		release(h, logger)
 		return err
 	}
-	defer j.Close()
+	s := &serving{hooks: hooks}
+	defer s.end()
+	defer h.WatchJournal(nil) // the heartbeat checks no journal once this one is closed
+	s.start(j, eng)
 	logger.Info("owning the routines", "epoch", h.Epoch(), "config", p.Config, "routines", len(eng.Routines()))
 	for _, pr := range eng.Problems() {
 		logger.Warn("routine disabled", "where", fmt.Sprintf("%s:%d:%d", pr.File, pr.Line, pr.Col), "routine", pr.Routine, "problem", pr.Message)
 	}
-	if hooks.Started != nil {
-		if stopped := hooks.Started(eng); stopped != nil {
-			defer stopped() // runs before the deferred j.Close: nobody reads a closed journal
-		}
-	}
 
-	select {
-	case <-ctx.Done():
-		attrs := []any{"timeout", DrainTimeout}
-		if sig := SignalOf(ctx); sig != nil {
-			attrs = append(attrs, "signal", SignalName(sig))
+	for {
+		var gone <-chan struct{} // nil (never ready) while no journal is open
+		if s.eng != nil {
+			gone = h.WatchJournal(s.j.Intact)
 		}
-		logger.Info("stopping: no new runs; waiting for runs in flight", attrs...)
-		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DrainTimeout)
-		defer cancel()
-		// Yield first, as an approved takeover does: nothing new is admitted from now on and
-		// observers see the drain (state yielding) instead of a healthy owner that runs nothing.
-		// Release lets the guard go only once the runs in flight have ended.
-		released := make(chan error, 1)
-		go func() { released <- h.Release(stopCtx) }()
-		if err := eng.Stop(stopCtx); err != nil {
-			logger.Warn("runs still in flight after the drain timeout", "err", err)
+		select {
+		case <-ctx.Done():
+			attrs := []any{"timeout", DrainTimeout}
+			if sig := SignalOf(ctx); sig != nil {
+				attrs = append(attrs, "signal", SignalName(sig))
+			}
+			logger.Info("stopping: no new runs; waiting for runs in flight", attrs...)
+			stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DrainTimeout)
+			defer cancel()
+			// Yield first, as an approved takeover does: nothing new is admitted from now on and
+			// observers see the drain (state yielding) instead of a healthy owner that runs nothing.
+			// Release lets the guard go only once the runs in flight have ended.
+			released := make(chan error, 1)
+			go func() { released <- h.Release(stopCtx) }()
+			if s.eng != nil {
+				if err := s.eng.Stop(stopCtx); err != nil {
+					logger.Warn("runs still in flight after the drain timeout", "err", err)
+				}
+			}
+			if err := <-released; err != nil && !errors.Is(err, ownership.ErrReleased) {
+				logger.Warn("could not release cleanly; exiting drops the guard", "err", err)
+			} else {
+				logger.Info("released the routines", "epoch", h.Epoch())
+			}
+			return nil
+		case <-h.Lost():
+			// The handle drained and released (takeover) or lost its guard; the engine admits
+			// nothing more, so stopping it only ends its timers and watchers.
+			stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DrainTimeout)
+			defer cancel()
+			if s.eng != nil {
+				if err := s.eng.Stop(stopCtx); err != nil {
+					logger.Warn("stop scheduler after losing ownership", "err", err)
+				}
+			}
+			release(h, logger) // a no-op after a takeover; after a replaced guard it frees the old lock
+			return nil
+		case <-gone:
+			if err := putJournalBack(ctx, h, p, n, logger, s); err != nil {
+				s.end()
+				release(h, logger)
+				return err
+			}
 		}
-		if err := <-released; err != nil && !errors.Is(err, ownership.ErrReleased) {
-			logger.Warn("could not release cleanly; exiting drops the guard", "err", err)
-		} else {
-			logger.Info("released the routines", "epoch", h.Epoch())
-		}
-	case <-h.Lost():
-		// The handle drained and released (takeover) or lost its guard; the engine admits
-		// nothing more, so stopping it only ends its timers and watchers.
-		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DrainTimeout)
-		defer cancel()
-		if err := eng.Stop(stopCtx); err != nil {
-			logger.Warn("stop scheduler after losing ownership", "err", err)
-		}
-		release(h, logger) // a no-op after a takeover; after a replaced guard it frees the old lock
 	}
+}
+
+// serving is what Serve runs: the journal, the engine on it and what hooks.Started returned.
+type serving struct {
+	hooks   Hooks
+	j       *journal.Journal
+	eng     *scheduler.Engine
+	stopped func()
+}
+
+// start notes that eng runs on j and tells hooks.Started.
+func (s *serving) start(j *journal.Journal, eng *scheduler.Engine) {
+	s.j, s.eng = j, eng
+	if s.hooks.Started != nil {
+		s.stopped = s.hooks.Started(eng)
+	}
+}
+
+// engineStopped tells the hook that the engine has stopped (nobody reads it from now on).
+func (s *serving) engineStopped() {
+	if s.stopped != nil {
+		s.stopped()
+		s.stopped = nil
+	}
+	s.eng = nil
+}
+
+// end tells the hook (before the journal the engine reads is closed) and closes the journal.
+func (s *serving) end() {
+	s.engineStopped()
+	if s.j != nil {
+		_ = s.j.Close()
+		s.j = nil
+	}
+}
+
+// putJournalBack handles journal.db deleted or replaced while s's engine had it open (h already
+// admits nothing, and says journal-replaced): it stops the engine once the runs in flight end
+// (their records, and the slots the journal refused meanwhile, go into the open file), then
+// puts the open file back at its path (journal.Journal.Restore), every heartbeat interval while
+// another file is there, and starts the routines again on it: their start's catch-up records the
+// slots due while nothing ran. Putting the open file back rather than starting a new journal
+// keeps every claim, epoch and anchor: a new journal would let the next slot of a shifted
+// `every` grid or a catch-up run what already ran. It returns nil with s running again, or with
+// nothing running when ctx ended, h was lost, or the journal could not be put back (then h keeps
+// saying journal-replaced until the owner is stopped). Errors: startWhenJournalWritable's, for
+// a start that fails for good.
+func putJournalBack(ctx context.Context, h *ownership.Handle, p paths.Paths, n scheduler.Notifier, logger *slog.Logger, s *serving) error {
+	why := ""
+	if r := h.Record().JournalReplaced; r != nil {
+		why = r.Error
+	}
+	logger.Error("journal.db is not the file this owner has open: no new run starts; the journal is put back once the runs in flight end", "err", why)
+	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DrainTimeout)
+	err := s.eng.Stop(stopCtx)
+	cancel()
+	if err != nil {
+		logger.Warn("runs still in flight after the drain timeout", "err", err)
+	}
+	s.engineStopped()
+	interval := time.Duration(h.Record().HeartbeatIntervalMS) * time.Millisecond
+	if interval <= 0 {
+		interval = 2 * time.Second
+	}
+	told := false
+	for {
+		err := s.j.Restore()
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, journal.ErrReplaced) {
+			s.j = nil // closed by Restore
+			logger.Error("the journal could not be put back: no routine runs until this owner is stopped and started again", "err", err)
+			return nil
+		}
+		if !told {
+			logger.Error("another file is at journal.db: no routine runs until it is moved away (then the journal this owner has open is put back), or until this owner is stopped and started again (then that file is used)", "err", err)
+			told = true
+		}
+		t := time.NewTimer(interval)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-h.Lost():
+			t.Stop()
+			return nil
+		case <-t.C:
+		}
+	}
+	s.j = nil
+	logger.Warn("journal.db put back from the file this owner had open; starting the routines again", "path", p.Journal)
+	h.NoteJournal(time.Time{}, nil) // the stopped engine's word on its journal; the new one reports its own
+	h.JournalRestored()
+	j, eng, err := startWhenJournalWritable(ctx, h, p, n, logger, s.hooks.OnChange)
+	if err != nil || eng == nil {
+		return err
+	}
+	s.start(j, eng)
 	return nil
 }
 

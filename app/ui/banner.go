@@ -222,6 +222,9 @@ func bannerLine(s session.State, d ownership.Diagnosis, r *ownership.Record) str
 			who, since(d.Since))
 	case ownership.DiagLockHeldByOther, ownership.DiagGuardReplaced:
 		return sentence(d.Message)
+	case ownership.DiagJournalReplaced:
+		return fmt.Sprintf("%s found journal.db deleted or replaced%s, so no routine runs: it puts its journal back once its runs in flight end; move away any other file named journal.db.",
+			who, since(d.Since))
 	case ownership.DiagJournalUnwritable:
 		return fmt.Sprintf("%s cannot write the run journal%s, so no routine runs: close the program that holds journal.db open, or free disk space.",
 			who, since(d.Since))

@@ -8,15 +8,21 @@ package main
 import (
 	"database/sql"
 	"fmt"
+	"net/url"
 	"time"
 
+	"github.com/routinely/routinely/scheduler/journal"
 	_ "modernc.org/sqlite" // the journal's own driver
 )
 
 // journalLateness returns late_by (ms) of every scheduled run with a slot in [from, to] from the
 // journal at path, opened read-only; the error is the open's, the query's or a row's.
 func journalLateness(path string, from, to time.Time) ([]float64, error) {
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(5000)")
+	uri, err := journal.URI(path, url.Values{"mode": {"ro"}, "_pragma": {"busy_timeout(5000)"}})
+	if err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite", uri)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +48,11 @@ func journalLateness(path string, from, to time.Time) ([]float64, error) {
 // to an existing journal (the daemon that created it must have exited). Each run has a short
 // summary and output, as a real run of /bin/true with a line of output would.
 func seedHistory(path string, routines []string, n int) error {
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+	uri, err := journal.URI(path, url.Values{"_pragma": {"busy_timeout(5000)"}})
+	if err != nil {
+		return err
+	}
+	db, err := sql.Open("sqlite", uri)
 	if err != nil {
 		return err
 	}

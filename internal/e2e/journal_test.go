@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/routinely/routinely/scheduler/journal"
 	_ "modernc.org/sqlite"
 )
 
@@ -80,7 +81,7 @@ func waitSuccesses(t *testing.T, home string, n int, after time.Time) {
 // from this test process, and returns the function that releases it.
 func holdExclusive(t *testing.T, home string) func() {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(home, "journal.db"))
+	db, err := sql.Open("sqlite", journalURI(t, filepath.Join(home, "journal.db")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +290,7 @@ func TestNotAJournalIsRefused(t *testing.T) {
 			}
 		},
 		"another program's database": func(t *testing.T, path string) {
-			db, err := sql.Open("sqlite", "file:"+path)
+			db, err := sql.Open("sqlite", journalURI(t, path))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -503,4 +504,14 @@ timeout = "1m"
 			t.Errorf("the owner logged %q for a stop:\n%s", warning, d.stderr.String())
 		}
 	}
+}
+
+// journalURI is the URI the journal itself opens path by (journal.URI), or the test fails.
+func journalURI(t *testing.T, path string) string {
+	t.Helper()
+	u, err := journal.URI(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }

@@ -8,8 +8,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"net/url"
 	"time"
 
+	"github.com/routinely/routinely/scheduler/journal"
 	_ "modernc.org/sqlite" // the journal's own driver (pure Go)
 )
 
@@ -25,7 +27,11 @@ type JournalRun struct {
 
 // ReadJournal opens path read-only and returns every scheduled run (manual runs have no slot).
 func ReadJournal(path string) ([]JournalRun, error) {
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(5000)")
+	uri, err := journal.URI(path, url.Values{"mode": {"ro"}, "_pragma": {"busy_timeout(5000)"}})
+	if err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite", uri)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +63,11 @@ func ReadJournal(path string) ([]JournalRun, error) {
 // and the slots of that span must be recorded missed once the lock is gone. It returns once
 // the lock is released, or at once with the reason when it could not be taken.
 func LockJournal(path string, d time.Duration) error {
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=rw&_pragma=busy_timeout(2000)")
+	uri, err := journal.URI(path, url.Values{"mode": {"rw"}, "_pragma": {"busy_timeout(2000)"}})
+	if err != nil {
+		return err
+	}
+	db, err := sql.Open("sqlite", uri)
 	if err != nil {
 		return err
 	}

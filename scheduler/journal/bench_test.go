@@ -50,7 +50,7 @@ func BenchmarkClaims(b *testing.B) {
 		q.Add("_pragma", "busy_timeout(5000)")
 		q.Add("_pragma", "journal_mode(WAL)")
 		q.Add("_pragma", "synchronous(FULL)")
-		db, err := sql.Open("sqlite", "file:"+filepath.Join(b.TempDir(), "raw.db")+"?"+q.Encode())
+		db, err := sql.Open("sqlite", uriT(b, filepath.Join(b.TempDir(), "raw.db"), q))
 		if err != nil {
 			b.Fatal(err)
 		}

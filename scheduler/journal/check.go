@@ -39,7 +39,7 @@ func checkJournalFile(path string, busy time.Duration) (int, error) {
 	case fi.Size() == 0:
 		return 0, nil
 	}
-	db, err := openReadOnlyDB(path, busy)
+	db, _, err := openReadOnlyDB(path, busy)
 	if err != nil {
 		return 0, err
 	}
@@ -68,17 +68,14 @@ func statJournal(path string) (fs.FileInfo, error) {
 }
 
 // openReadOnlyDB opens path for reading only: SQLite refuses to create or write it, and no
-// pragma that writes is set. busy is how long a read waits for another process's lock.
-func openReadOnlyDB(path string, busy time.Duration) (*sql.DB, error) {
+// pragma that writes is set. busy is how long a read waits for another process's lock. It
+// returns path's FileInfo as checked against the file SQLite opened (openDB). Errors: openDB's.
+func openReadOnlyDB(path string, busy time.Duration) (*sql.DB, os.FileInfo, error) {
 	q := url.Values{}
 	q.Add("mode", "ro")
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
 	q.Add("_pragma", "query_only(1)")
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
-	if err != nil {
-		return nil, fmt.Errorf("journal %s: %w", path, err)
-	}
-	return db, nil
+	return openDB(path, q)
 }
 
 // MaxEpochOf returns the highest owner epoch recorded in the journal at path, reading it
@@ -97,7 +94,7 @@ func MaxEpochOf(path string) (uint64, error) {
 	}
 	// One connection for the check and the query: a standby calls this between taking the guard
 	// and owning, and each open of a journal whose owner was killed rebuilds the WAL index.
-	db, err := openReadOnlyDB(path, 250*time.Millisecond)
+	db, _, err := openReadOnlyDB(path, 250*time.Millisecond)
 	if err != nil {
 		return 0, err
 	}

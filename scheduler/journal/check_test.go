@@ -18,7 +18,7 @@ import (
 // its bytes.
 func foreignDB(t *testing.T, path string, setup ...string) []byte {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path)
+	db, err := sql.Open("sqlite", uriT(t, path, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestLockedJournalOpensAndReads(t *testing.T) {
 	}
 	_ = j.Close()
 
-	other, err := sql.Open("sqlite", "file:"+path)
+	other, err := sql.Open("sqlite", uriT(t, path, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,8 +32,9 @@ func SlotKey(slot time.Time) string { return slot.UTC().Format(time.RFC3339Nano)
 // commit, one fsync), so 100 routines due in the same second do not queue behind 100 fsyncs;
 // they are decided in the order they arrived, exactly as one at a time. Errors: ErrSlotClaimed
 // when the slot (or a later one) is already claimed; ErrFenced when a newer epoch is recorded or
-// Acquire was not called; ErrReadOnly for a journal opened read-only; the journal-closed error
-// after Close; the commit's error, wrapped.
+// Acquire was not called; ErrReadOnly for a journal opened read-only; ErrReplaced (wrapped,
+// from Intact) for a run's claim (outcome running) while journal.db on disk is not the file this
+// handle has open; the journal-closed error after Close; the commit's error, wrapped.
 func (j *Journal) Claim(c Claim) (int64, error) {
 	epoch := j.epoch.Load()
 	if c.Key == "" {
@@ -44,6 +45,13 @@ func (j *Journal) Claim(c Claim) (int64, error) {
 	}
 	if epoch == 0 {
 		return 0, fmt.Errorf("claim %s %s: %w", c.Routine, c.Key, ErrFenced)
+	}
+	if c.Outcome == OutcomeRunning {
+		// A run starts only on a claim in journal.db on disk: one written to a deleted file is
+		// gone at the next start, and nothing would stop that slot from running again.
+		if err := j.Intact(); err != nil {
+			return 0, fmt.Errorf("claim %s %s: %w", c.Routine, c.Key, err)
+		}
 	}
 	req := claimReq{c: c, epoch: epoch, resp: make(chan claimResp, 1)}
 	select {

@@ -16,6 +16,8 @@
 //	types.go         Run, triggers, outcomes
 //	schema.go        the append-only migrations
 //	check.go         telling a journal from anything else; MaxEpochOf, IsUnavailable
+//	uri.go           URI: the one way a path reaches SQLite; the check that it opened that file
+//	identity.go      Intact: journal.db on disk is the file open; Restore puts a deleted one back
 //	private.go       creating the file 0600 before SQLite does
 //	batch.go         the writer goroutine: group commit, savepoints, WaitWritable
 //	claims.go        Claim and ClaimAll: the claim rule (claimSQL) and fencing

@@ -15,6 +15,13 @@ var (
 	// ErrNotJournal: the file at the journal's path is not a Routinely journal (not SQLite,
 	// another program's database, damaged, not a regular file); it is left untouched.
 	ErrNotJournal = errors.New("not a Routinely journal")
+	// ErrOpenedElsewhere: SQLite opened a file other than the journal's path (URI, opened);
+	// nothing is read from or written to it.
+	ErrOpenedElsewhere = errors.New("SQLite opened another file than the journal")
+	// ErrReplaced: the file at the journal's path is no longer the one this handle has open (it
+	// was deleted, or another file was put in its place): a claim written now would not be in
+	// journal.db on disk (Intact).
+	ErrReplaced = errors.New("journal.db was deleted or replaced while open")
 	// ErrClosed: a write through a journal after its Close.
 	ErrClosed = errors.New("journal closed")
 )

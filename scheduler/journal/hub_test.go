@@ -62,7 +62,7 @@ func TestSettleElsewhere(t *testing.T) {
 // A journal from before the device column reads read-only, every device "".
 func TestReadOnlyBeforeDeviceMigration(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "journal.db")
-	db, err := sql.Open("sqlite", "file:"+path)
+	db, err := sql.Open("sqlite", uriT(t, path, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ import (
 type Journal struct {
 	db    *sql.DB
 	path  string
+	file  os.FileInfo   // path as checked against the file SQLite opened (openDB)
 	id    string        // random, made by migration 2; names this journal's runs (runToken)
 	epoch atomic.Uint64 // the writer's epoch set by Acquire; 0 = read-only use
 	// readOnly: opened by OpenReadOnly; no writer goroutine, every write fails.
@@ -89,12 +90,13 @@ func OpenBusy(path string, busy time.Duration) (*Journal, error) {
 			return nil, fmt.Errorf("open journal %s: auto-vacuum: %w", path, err)
 		}
 	}
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	db, fi, err := openDB(path, q)
 	if err != nil {
 		return nil, fmt.Errorf("open journal %s: %w", path, err)
 	}
 	db.SetMaxIdleConns(8) // keep connections: each new one re-runs the pragmas
 	j := newJournal(db, path)
+	j.file = fi
 	j.version = len(migrations)
 	// A journal already at this program's version needs no write lock to open (so opening works
 	// while another process holds it; the first write then waits, or fails and is retried).
@@ -122,7 +124,7 @@ func OpenBusy(path string, busy time.Duration) (*Journal, error) {
 func initAutoVacuum(path string, busy time.Duration) error {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	db, _, err := openDB(path, q)
 	if err != nil {
 		return err
 	}
@@ -141,7 +143,7 @@ func OpenReadOnly(path string) (*Journal, error) {
 	if _, err := statJournal(path); err != nil {
 		return nil, fmt.Errorf("open journal read-only: %w", err)
 	}
-	db, err := openReadOnlyDB(path, 5*time.Second) // SQLite itself refuses to create the file
+	db, fi, err := openReadOnlyDB(path, 5*time.Second) // SQLite itself refuses to create the file
 	if err != nil {
 		return nil, fmt.Errorf("open journal read-only: %w", err)
 	}
@@ -156,6 +158,7 @@ func OpenReadOnly(path string) (*Journal, error) {
 		return nil, fmt.Errorf("open journal %s read-only: no journal yet (empty file): %w", path, os.ErrNotExist)
 	}
 	j := newJournal(db, path)
+	j.file = fi
 	j.readOnly = true
 	j.version = version
 	close(j.writerDone) // no writer goroutine

@@ -98,7 +98,7 @@ func TestLatestFollowsEveryWriteToRuns(t *testing.T) {
 // out true, and a read-only look at an unmigrated journal still answers from runs.
 func TestLatestMigrationFillsInTheHistory(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "journal.db")
-	db, err := sql.Open("sqlite", "file:"+path)
+	db, err := sql.Open("sqlite", uriT(t, path, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

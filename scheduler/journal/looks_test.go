@@ -217,7 +217,7 @@ func TestNewJournalWaitsForAReader(t *testing.T) {
 	if err := createPrivate(path); err != nil {
 		t.Fatal(err)
 	}
-	reader, err := openReadOnlyDB(path, time.Second)
+	reader, _, err := openReadOnlyDB(path, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

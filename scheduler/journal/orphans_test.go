@@ -14,7 +14,7 @@ import (
 // its own that the runs' tokens carry.
 func TestMigratedJournalKeepsItsOrphans(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "journal.db")
-	db, err := sql.Open("sqlite", "file:"+path)
+	db, err := sql.Open("sqlite", uriT(t, path, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

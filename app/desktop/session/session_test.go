@@ -694,7 +694,7 @@ func TestAForeignJournalMovedAsideLetsTheAppOwn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("sqlite", "file:"+p.Journal)
+	db, err := sql.Open("sqlite", mustURI(t, p.Journal))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -712,4 +712,14 @@ func TestAForeignJournalMovedAsideLetsTheAppOwn(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, s, 10*time.Second, "owning once the journal was moved aside", ownsOne)
+}
+
+// mustURI is the URI the journal itself opens path by (journal.URI), or the test fails.
+func mustURI(t *testing.T, path string) string {
+	t.Helper()
+	u, err := journal.URI(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }

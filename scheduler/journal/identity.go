@@ -1,0 +1,113 @@
+package journal
+
+// The journal file as opened, against what its path holds now. Deleting journal.db while the
+// owner has it open does not stop SQLite: it goes on writing to the unlinked file, every later
+// run is lost at the owner's end, and status and history (which open the path) see nothing.
+// The owner therefore checks the path with each heartbeat and before each run's claim (Intact)
+// and, when the file was only deleted, puts the one it still has open back (Restore).
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Intact checks that the journal's path still holds the file this handle opened: the same file
+// (os.SameFile: device and inode, or volume and file index on Windows) as when it was opened.
+// The open file is held by SQLite, so a new file at the path can never reuse its inode, and a
+// path that names it has a link to it. Errors: one wrapping ErrReplaced that says whether the
+// path is empty (deleted) or holds another file; a stat error other than "not there", wrapped.
+func (j *Journal) Intact() error {
+	if j.file == nil {
+		return nil // no identity taken (not opened through openDB)
+	}
+	fi, err := os.Lstat(j.path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%w: %s is gone (deleted or moved)", ErrReplaced, j.path)
+	case err != nil:
+		return fmt.Errorf("journal %s: %w", j.path, err)
+	case !os.SameFile(fi, j.file):
+		return fmt.Errorf("%w: %s is another file now", ErrReplaced, j.path)
+	}
+	return nil
+}
+
+// Restore puts a copy of the open journal back at its path when that path is empty (journal.db
+// was deleted while open) and closes j. Everything the open file holds is kept: the history
+// before the deletion, and the claims, epochs and anchors that keep a slot from running twice.
+// The copy is a consistent snapshot written by SQLite (VACUUM INTO) to a private temporary file
+// beside the path, synced, and linked to the path only if nothing is there (a link never
+// replaces a file); the -wal and -shm the closed journal leaves at the path are removed first,
+// so the copy never meets the write-ahead log of another file. Call it with nothing writing to j
+// (the engine stopped). When the file at the path is j's own again (moved back), Restore only
+// closes j. Errors: one wrapping ErrReplaced when another file is at the path: then
+// nothing is changed and j stays open, so Restore may be called again once the path is free;
+// otherwise j is closed, and the error is the copy's, the sync's or the link's, wrapped (when
+// another file appeared at the path meanwhile, the copy is left beside it and named).
+func (j *Journal) Restore() error {
+	if j.Intact() == nil { // moved back meanwhile: it is in place already
+		return j.Close()
+	}
+	if _, err := os.Lstat(j.path); err == nil {
+		return fmt.Errorf("%w: %s is another file now, left as it is", ErrReplaced, j.path)
+	}
+	defer func() { _ = j.Close() }()
+	dir, base := filepath.Split(j.path)
+	tmp, err := os.CreateTemp(dir, base+".restore-*") // 0600, whatever the umask
+	if err != nil {
+		return fmt.Errorf("restore journal: %w", err)
+	}
+	name := tmp.Name()
+	_ = tmp.Close()
+	keep := false
+	defer func() {
+		if !keep {
+			_ = os.Remove(name) // the link, once made, keeps the copy
+		}
+	}()
+	uri, err := URI(name, nil)
+	if err != nil {
+		return err
+	}
+	if _, err := j.db.Exec(`VACUUM INTO ?`, uri); err != nil {
+		return fmt.Errorf("restore journal: copy to %s: %w", name, err)
+	}
+	if err := syncFile(name); err != nil {
+		return fmt.Errorf("restore journal: %w", err)
+	}
+	// The last connection's close checkpoints into the open (deleted) file and removes the
+	// -wal and -shm at the path, which are its own.
+	if err := j.Close(); err != nil {
+		return fmt.Errorf("restore journal: close the replaced journal: %w", err)
+	}
+	for _, side := range []string{j.path + "-wal", j.path + "-shm"} {
+		if err := os.Remove(side); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("restore journal: %w", err)
+		}
+	}
+	if err := os.Link(name, j.path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			keep = true
+			return fmt.Errorf("restore journal: another file appeared at %s meanwhile, left as it is; the journal's copy is %s: %w", j.path, name, err)
+		}
+		return fmt.Errorf("restore journal: %w", err)
+	}
+	_ = syncFile(dir) // the new name durable where a directory can be synced (not on Windows)
+	return nil
+}
+
+// syncFile fsyncs the file or directory at path. Errors: the open's or the sync's.
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
