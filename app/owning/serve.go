@@ -42,7 +42,8 @@ type Hooks struct {
 // unavailable (locked by another process, disk full) it keeps owning and retries
 // (startWhenJournalWritable). It returns nil in these cases and an error only when the routines
 // cannot be started (not a journal, config unusable); h is released then too, so the caller
-// never has to.
+// never has to. When ctx carries WithExitNow's registry, its endRuns ends the engine's runs in
+// flight until the engine has stopped.
 func Serve(ctx context.Context, h *ownership.Handle, p paths.Paths, n scheduler.Notifier, logger *slog.Logger, hooks Hooks) error {
 	if logger == nil {
 		logger = slog.Default()
@@ -53,6 +54,9 @@ func Serve(ctx context.Context, h *ownership.Handle, p paths.Paths, n scheduler.
 		return err
 	}
 	defer j.Close()
+	// An "exit now" (WithExitNow) ends this engine's runs until it has stopped; the journal is
+	// still open then (deferred calls run last-in first-out).
+	defer register(ctx, eng)()
 	logger.Info("owning the routines", "epoch", h.Epoch(), "config", p.Config, "routines", len(eng.Routines()))
 	for _, pr := range eng.Problems() {
 		logger.Warn("routine disabled", "where", fmt.Sprintf("%s:%d:%d", pr.File, pr.Line, pr.Col), "routine", pr.Routine, "problem", pr.Message)
