@@ -23,6 +23,10 @@ type inflight struct {
 	// and none will if the journal refuses the claim (claimSettled decides them).
 	claiming bool
 	held     []slotEvent
+	id       int64 // the run's id once claimed (0 before)
+	// procs finds the run's processes once it is claimed (its token) and has started one (its
+	// leader): what endCutRun and EndRunsNow end.
+	procs runProcs
 }
 
 // dispatch handles one slot of routine name: a slot handed to dispatch before → dropped (counted

@@ -89,6 +89,11 @@ type Engine struct {
 	pauses   map[string]journal.Pause // journal pauses, refreshed every pollEvery (requests.go)
 	sched    gocron.Scheduler
 	stopping bool
+	// claimed holds the runs claimed and not yet recorded (EndRunsNow ends their processes);
+	// abandoned says EndRunsNow was called: no run starts or is recorded any more, since the
+	// process is about to exit (the next owner records the runs, as after a crash).
+	claimed   map[*inflight]bool
+	abandoned bool
 
 	runCtx    context.Context // parent of every run; cancelled when Stop gives up waiting
 	cancelRun context.CancelFunc
@@ -141,7 +146,7 @@ func NewEngine(opts EngineOptions) (*Engine, error) {
 		opts: opts, clock: opts.Clock, log: opts.Logger, j: opts.Journal, gate: opts.Gate, coord: opts.Coordinator,
 		alerts:      action.NewAlerts(nil),
 		orphanGrace: defaultOrphanGrace, lateTolerance: 2 * time.Second, pollEvery: 500 * time.Millisecond, commitWait: 10 * time.Second, wakeEvery: 5 * time.Second,
-		routines: map[string]*armed{}, taken: map[int64]bool{}, bgStop: make(chan struct{}),
+		routines: map[string]*armed{}, taken: map[int64]bool{}, claimed: map[*inflight]bool{}, bgStop: make(chan struct{}),
 		jitter: rand.N[time.Duration], zones: config.SystemZones, catchUps: newCatchUpLimiter(),
 		trouble: journalTrouble{began: make(chan struct{}, 1)}, pollWake: make(chan struct{}, 1),
 	}

@@ -4,6 +4,7 @@ package scheduler
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"fmt"
 	"log/slog"
@@ -325,4 +326,57 @@ shell = 'echo "$$ $%s" > %s'
 	if int(gotPID) != pid || startMS < time.Now().Add(-time.Minute).UnixMilli() {
 		t.Fatalf("recorded pid %d started at %d ms, want pid %d (the shell) started within the last minute", gotPID, startMS, pid)
 	}
+}
+
+// A run cut short ends what it left outside its process group: with overlap = "replace", a
+// second request cancels the first run, whose shell had started a process in a session of its
+// own (setsid). That process carries the run's token and is gone by the time the first run is
+// recorded `interrupted`.
+func TestReplacedRunEndsItsSetsidEscapee(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "escapee")
+	h := newHarness(t, fmt.Sprintf(`[[routine]]
+name = "daemonizes"
+cron = "0 0 1 1 *"
+overlap = "replace"
+shell = '''
+[ -e %[1]s ] || setsid sh -c 'echo $$ > %[1]s; exec sleep 1000' </dev/null >/dev/null 2>&1 &
+sleep 30
+'''
+`, pidFile), time.Now())
+	e, err := NewEngine(EngineOptions{ConfigPath: h.cfg, Journal: h.j, Gate: h.gate, Clock: h.clock,
+		Logger: slog.New(slog.DiscardHandler), WakeClock: newFakeWallMono(time.Now())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Millisecond) // cut the second run
+		defer cancel()
+		_ = e.Stop(ctx)
+	}()
+	first := requestAndWaitID(t, h, "daemonizes")
+	escapee := waitFile(t, pidFile)
+	_ = requestAndWaitID(t, h, "daemonizes") // replaces the first
+	var r journal.Run
+	eventually(t, "the first run recorded", func() bool { r, _ = h.j.Run(first); return r.Outcome != journal.OutcomeRunning })
+	if r.Outcome != journal.OutcomeInterrupted || r.Reason != "replaced" {
+		t.Fatalf("first run: %s (%s), want interrupted (replaced)", r.Outcome, r.Reason)
+	}
+	if running(escapee) {
+		t.Fatalf("the replaced run's setsid escapee (pid %d) still runs after the run was recorded", escapee)
+	}
+}
+
+// requestAndWaitID asks for a run of routine now and returns its run id once claimed.
+func requestAndWaitID(t *testing.T, h *harness, routine string) int64 {
+	t.Helper()
+	req, err := h.j.RequestRun(routine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var id int64
+	eventually(t, "request answered", func() bool { id, _ = h.j.RequestResult(req); return id > 0 })
+	return id
 }

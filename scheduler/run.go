@@ -68,6 +68,9 @@ func (e *Engine) execute(ctx context.Context, r *config.Routine, run *inflight) 
 	}
 	defer done()
 	defer e.noteTick()
+	if e.isAbandoned() {
+		return false // the process exits now (EndRunsNow): the next owner's catch-up has the slot
+	}
 	// The hub decides first which device runs a shared slot; the local claim below then decides
 	// which process of this device does, and is the last step before any side effect
 	// (docs/design.md#92-the-claim).
@@ -119,7 +122,17 @@ func (e *Engine) execute(ctx context.Context, r *config.Routine, run *inflight) 
 		e.log.Error("claim slot", "routine", r.Name, "slot", ev.slot, "err", err)
 		return
 	}
-	res, started := e.runAction(ctx, r, ev, id, at)
+	if !e.noteClaimed(run, id) {
+		return false // the process exits now (EndRunsNow); the next owner records the run
+	}
+	defer e.forgetClaimed(run)
+	res, started := e.runAction(ctx, r, ev, run, at)
+	if isCommand(r.Spec) && (res.Outcome == journal.OutcomeTimeout || res.Outcome == journal.OutcomeInterrupted) {
+		res.Summary += e.endCutRun(r.Name, id, run)
+	}
+	if e.isAbandoned() {
+		return false // its processes were ended by EndRunsNow; the next owner records it
+	}
 	reason := ""
 	switch cause := context.Cause(ctx); {
 	case errors.Is(cause, errReplaced):
@@ -181,7 +194,7 @@ func truncate(s string, n int) string {
 // routine's timeout (on the engine clock), mapping a deadline to `timeout` and a panic to
 // `crashed`. started is when the action started; zero, with an empty result, when ctx ended
 // before at (the caller records why).
-func (e *Engine) runAction(parent context.Context, r *config.Routine, ev slotEvent, id int64, at time.Time) (res action.Result, started time.Time) {
+func (e *Engine) runAction(parent context.Context, r *config.Routine, ev slotEvent, run *inflight, at time.Time) (res action.Result, started time.Time) {
 	defer func() {
 		if v := recover(); v != nil {
 			res = action.Result{Outcome: journal.OutcomeCrashed, Summary: fmt.Sprintf("panic: %v", v), Attempts: 1}
@@ -196,7 +209,7 @@ func (e *Engine) runAction(parent context.Context, r *config.Routine, ev slotEve
 		// yet: a watch or ping that cannot connect tries again for network_grace.
 		act = action.WithNetworkGrace(act, r.NetworkGrace, e.clock)
 	}
-	in := e.actionInput(r, ev, id)
+	in := e.actionInput(r, ev, run)
 	if !e.waitUntil(at, parent.Done()) {
 		return action.Result{}, time.Time{}
 	}
@@ -221,7 +234,9 @@ func (e *Engine) runAction(parent context.Context, r *config.Routine, ev slotEve
 // actionInput is what the action of run id gets: the routine's environment plus the ROUTINELY_*
 // variables (routine, slot in RFC 3339 in the routine's zone, run id, epoch, trigger)
 // and the run's token (RunTokenVar), and an OnStart that records each process it starts.
-func (e *Engine) actionInput(r *config.Routine, ev slotEvent, id int64) action.Input {
+// run is claimed (noteClaimed).
+func (e *Engine) actionInput(r *config.Routine, ev slotEvent, run *inflight) action.Input {
+	id := run.id
 	epoch := e.gate.Epoch()
 	env := make([]string, 0, len(r.Env)+6)
 	for k, v := range r.Env {
@@ -233,24 +248,34 @@ func (e *Engine) actionInput(r *config.Routine, ev slotEvent, id int64) action.I
 		"ROUTINELY_RUN_ID="+strconv.FormatInt(id, 10),
 		"ROUTINELY_EPOCH="+strconv.FormatUint(epoch, 10),
 		"ROUTINELY_TRIGGER="+ev.trigger,
-		RunTokenVar+"="+e.j.RunToken(id),
+		RunTokenVar+"="+run.procs.token,
 	)
 	if d := e.device(); d != "" {
 		env = append(env, "ROUTINELY_DEVICE="+d) // with a hub: the device the run is on
 	}
 	return action.Input{Routine: r.Name, Slot: ev.slot, RunID: id, Epoch: epoch, Trigger: ev.trigger,
-		Dir: r.Dir, Env: env, Timeout: r.Timeout, OnStart: func(pid int) { e.recordLeader(r.Name, id, pid) }}
+		Dir: r.Dir, Env: env, Timeout: r.Timeout, OnStart: func(pid int) { e.recordLeader(r.Name, run, pid) }}
 }
 
-// recordLeader records in the journal that run id (of routine) started process pid, with its
-// start time, for the next owner should this one die mid-run (orphans.go). A failure is logged:
-// the next owner still finds the run's processes by their token.
-func (e *Engine) recordLeader(routine string, id int64, pid int) {
+// recordLeader records in the journal that run (of routine) started process pid, with its
+// start time, for the next owner should this one die mid-run (orphans.go), and on run for
+// EndRunsNow. A failure is logged: the next owner still finds the run's processes by their
+// token. A process started after EndRunsNow looked at the runs is ended here, at once.
+func (e *Engine) recordLeader(routine string, run *inflight, pid int) {
+	id := run.id
 	p, err := ownership.IdentifyProcess(pid)
 	if err != nil {
 		// Without a start time the pid is never signalled (it cannot be told from a reuse).
 		e.log.Warn("cannot read the start time of a run's process", "routine", routine, "run", id, "pid", pid, "err", err)
 		p = ownership.ProcessIdentity{PID: pid}
+	}
+	e.mu.Lock()
+	run.procs.leader = p
+	abandoned := e.abandoned
+	e.mu.Unlock()
+	if abandoned {
+		leaderTarget(pid).kill()
+		return
 	}
 	if err := e.j.RecordLeader(id, p); err != nil {
 		e.log.Warn("cannot record a run's process", "routine", routine, "run", id, "pid", pid, "err", err)

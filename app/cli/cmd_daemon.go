@@ -45,11 +45,12 @@ routines at a time. When another process (the desktop app or another daemon) own
                 (same user and host, heartbeat stale for 30 s). A busy owner is never killed.
 
 SIGINT, SIGTERM or SIGHUP (the terminal or ssh session closed) stops admitting runs, waits for
-runs in flight (up to %s), releases and exits 0; under nohup, SIGHUP is ignored. Once
-stopping, a SIGINT or SIGTERM exits at once with 130 (143 for SIGTERM; runs in flight are then
-recorded as interrupted by the next owner); a further SIGHUP changes nothing.
+runs in flight (up to %s), releases and exits 0; under nohup, SIGHUP is ignored. A SIGINT or
+SIGTERM within %s of the first stop signal is the same request. A later one ends the processes
+of the runs in flight and exits with 130 (143 for SIGTERM; the next owner records those runs as
+interrupted); a further SIGHUP changes nothing.
 When this daemon approves a takeover it hands over and exits 0; if the requester has not
-taken the routines within 5s, it takes them back at a new epoch and carries on.`, fmtDur(owning.DrainTimeout)),
+taken the routines within 5s, it takes them back at a new epoch and carries on.`, fmtDur(owning.DrainTimeout), fmtDur(sameStopWithin)),
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.timeoutSet = cmd.Flags().Changed("timeout")

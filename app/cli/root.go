@@ -23,7 +23,7 @@ var Version = "dev"
 // Execute runs the command line args (without the program name) and returns the process exit
 // code (see exitcodes.go). desktop starts the desktop app when no subcommand is given; nil in
 // -tags nogui builds. The first SIGINT or SIGTERM cancels the running command's context; a
-// second one exits at once (signals.go). Call it on the main goroutine: the desktop app needs the
+// second one, more than a second later, ends the runs in flight and exits (signals.go). Call it on the main goroutine: the desktop app needs the
 // main thread on macOS (DesktopFunc).
 func Execute(args []string, desktop DesktopFunc) int {
 	setProgName(os.Args[0])

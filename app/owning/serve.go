@@ -46,7 +46,8 @@ type Hooks struct {
 // start again on it, their catch-up recording the slots due meanwhile; while another file is
 // there, nothing runs (status says journal-replaced) until it is moved away. It returns nil in
 // these cases and an error only when the routines cannot be started (not a journal, config
-// unusable); h is released then too, so the caller never has to.
+// unusable); h is released then too, so the caller never has to. When ctx carries WithExitNow's
+// registry, its endRuns ends the running engine's runs in flight until that engine has stopped.
 func Serve(ctx context.Context, h *ownership.Handle, p paths.Paths, n scheduler.Notifier, logger *slog.Logger, hooks Hooks) error {
 	if logger == nil {
 		logger = slog.Default()
@@ -56,7 +57,7 @@ func Serve(ctx context.Context, h *ownership.Handle, p paths.Paths, n scheduler.
 		release(h, logger)
 		return err
 	}
-	s := &serving{hooks: hooks}
+	s := &serving{ctx: ctx, hooks: hooks}
 	defer s.end()
 	defer h.WatchJournal(nil) // the heartbeat checks no journal once this one is closed
 	s.start(j, eng)
@@ -119,15 +120,20 @@ func Serve(ctx context.Context, h *ownership.Handle, p paths.Paths, n scheduler.
 
 // serving is what Serve runs: the journal, the engine on it and what hooks.Started returned.
 type serving struct {
+	ctx     context.Context // Serve's: it may carry WithExitNow's registry
 	hooks   Hooks
 	j       *journal.Journal
 	eng     *scheduler.Engine
 	stopped func()
+	// unregister takes eng out of ctx's exit-now registry (register); the journal is still open
+	// while an "exit now" ends eng's runs.
+	unregister func()
 }
 
-// start notes that eng runs on j and tells hooks.Started.
+// start notes that eng runs on j, registers it for an "exit now" and tells hooks.Started.
 func (s *serving) start(j *journal.Journal, eng *scheduler.Engine) {
 	s.j, s.eng = j, eng
+	s.unregister = register(s.ctx, eng)
 	if s.hooks.Started != nil {
 		s.stopped = s.hooks.Started(eng)
 	}
@@ -138,6 +144,10 @@ func (s *serving) engineStopped() {
 	if s.stopped != nil {
 		s.stopped()
 		s.stopped = nil
+	}
+	if s.unregister != nil {
+		s.unregister()
+		s.unregister = nil
 	}
 	s.eng = nil
 }
