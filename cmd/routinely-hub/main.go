@@ -107,7 +107,7 @@ func printStarted(w io.Writer, s *hubserver.Server) {
 	fmt.Fprintf(w, "Token (in %s): %s\n", s.TokenFile, s.Token)
 	fmt.Fprintf(w, "On each device, in routines.toml:\n  [hub]\n  url = %q\n  token_file = \"hub.token\"  # a copy of %s, 0600, beside routines.toml\n", s.Reachable[0], s.TokenFile)
 	if s.TLS {
-		fmt.Fprintf(w, "  ca_file = \"hub.crt\"      # a copy of the certificate (or of its CA), beside routines.toml\n")
+		fmt.Fprintf(w, "  ca_file = \"hub.crt\"       # a copy of the certificate (or of its CA), beside routines.toml\n")
 	}
 	fmt.Fprintf(w, "  device = \"laptop\"\nCtrl-C stops.\n")
 }
