@@ -2,6 +2,8 @@ package hub
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -42,7 +44,14 @@ func BucketConfig() jetstream.KeyValueConfig {
 
 // Options configure a Client.
 type Options struct {
-	URL, Token   string
+	URL, Token string
+	// TokenFile is where Token came from ([hub] token_file; "" for a token in routines.toml),
+	// named in the error shown when the hub refuses the token.
+	TokenFile string
+	// RootCAs, if set, are the certificates the hub's TLS certificate must chain to ([hub]
+	// ca_file); the connection then must use TLS. nil: TLS only for a tls:// URL or a hub that
+	// requires it, verified against the system's roots.
+	RootCAs      *x509.CertPool
 	Device       string        // this device's name (config.Hub.Device)
 	LivenessTTL  time.Duration // config.Hub.LivenessTTL
 	OfflineLocal bool          // [hub] offline = "local"
@@ -169,7 +178,11 @@ func (c *Client) Start(journalID string, epoch uint64, settle func(routine strin
 	c.journal, c.epoch, c.settle, c.started = journalID, epoch, settle, time.Now()
 	c.downSince, c.downErr = time.Now(), errors.New("connecting")
 	c.mu.Unlock()
-	nc, err := nats.Connect(c.opts.URL,
+	tlsOpts := []nats.Option{}
+	if c.opts.RootCAs != nil {
+		tlsOpts = append(tlsOpts, nats.Secure(&tls.Config{RootCAs: c.opts.RootCAs, MinVersion: tls.VersionTLS12}))
+	}
+	nc, err := nats.Connect(c.opts.URL, append(tlsOpts,
 		nats.Token(c.opts.Token),
 		nats.Name("routinely "+c.opts.Device),
 		nats.RetryOnFailedConnect(true), nats.MaxReconnects(-1),
@@ -181,8 +194,14 @@ func (c *Client) Start(journalID string, epoch uint64, settle func(routine strin
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) { c.noteDown(err) }),
 		nats.ReconnectHandler(func(*nats.Conn) { c.noteReconnect() }),
 		nats.ConnectHandler(func(*nats.Conn) { c.noteReconnect() }),
+		// A refused token or an untrusted certificate is not an outage: these say so (the
+		// disconnect itself reports only EOF). nats.go gives up after the same refusal twice,
+		// so after a refused token the owner must restart with the right one.
+		nats.ReconnectErrHandler(func(_ *nats.Conn, err error) { _ = c.noteRefusal(err) }),
+		nats.ErrorHandler(c.asyncError),
+		nats.ClosedHandler(func(nc *nats.Conn) { _ = c.noteRefusal(nc.LastError()) }),
 		nats.NoCallbacksAfterClientClose(),
-	)
+	)...)
 	if err != nil {
 		return fmt.Errorf("connect to %s: %w", redact.URL(c.opts.URL), err)
 	}
@@ -272,6 +291,64 @@ func (c *Client) noteDown(err error) {
 		c.log.Warn("hub unreachable", "err", err)
 	}
 	c.downErr = err
+}
+
+// noteRefusal records err as why the hub cannot be reached, and logs it once, when it says the
+// hub refused this device or its certificate is not trusted (refusal), and reports whether it
+// did; other errors change nothing.
+func (c *Client) noteRefusal(err error) bool {
+	why := c.refusal(err)
+	if why == nil {
+		return false
+	}
+	c.mu.Lock()
+	told := c.downErr != nil && c.downErr.Error() == why.Error()
+	c.mu.Unlock()
+	if !told {
+		c.log.Warn("the hub refuses this device", "err", why)
+	}
+	c.noteDown(why)
+	return true
+}
+
+// asyncError is the connection's error handler: a refusal is noted (noteRefusal), anything
+// else logged, as nats.go's default handler would print it.
+func (c *Client) asyncError(_ *nats.Conn, sub *nats.Subscription, err error) {
+	if c.noteRefusal(err) {
+		return
+	}
+	if sub != nil {
+		c.log.Warn("hub connection error", "err", err, "subject", sub.Subject)
+		return
+	}
+	c.log.Warn("hub connection error", "err", err)
+}
+
+// refusal turns err, from a connection attempt, into the error shown with what to do: wrapping
+// ErrRefused for a token the hub refused (nats.ErrAuthorization), ErrUntrusted for a TLS
+// certificate that does not verify, ErrNoTLS for a hub without TLS when ca_file asks for it;
+// nil for any other err.
+func (c *Client) refusal(err error) error {
+	restart := "then restart this device's owner (`routinely daemon`, or quit and start the app)"
+	var verify *tls.CertificateVerificationError
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, nats.ErrAuthorization):
+		where := "into " + c.opts.TokenFile
+		if c.opts.TokenFile == "" {
+			where = "into [hub] token in routines.toml"
+		}
+		return fmt.Errorf("%w (%w): the hub's token has changed, or this device's copy is wrong: copy the hub's current token (hub.token in the hub's store; `routinely hub` prints it) %s, %s",
+			ErrRefused, err, where, restart)
+	case errors.As(err, &verify) && c.opts.RootCAs != nil:
+		return fmt.Errorf("%w (%w): copy the hub's current certificate (or the CA that signed it) into [hub] ca_file, %s", ErrUntrusted, err, restart)
+	case errors.As(err, &verify):
+		return fmt.Errorf("%w (%w): copy the hub's certificate (the file given to --tls-cert) beside routines.toml and name it in [hub] ca_file, %s", ErrUntrusted, err, restart)
+	case errors.Is(err, nats.ErrSecureConnWanted):
+		return fmt.Errorf("%w (%w), though [hub] ca_file asks for it: start the hub with --tls-cert and --tls-key, or remove ca_file", ErrNoTLS, err)
+	}
+	return nil
 }
 
 // noteReconnect records that the connection is back; the watcher starts again.
@@ -685,6 +762,14 @@ func (c *Client) loop(stop <-chan struct{}) {
 func (c *Client) tick() {
 	kv, err := c.connected()
 	if err != nil {
+		c.mu.Lock()
+		nc := c.nc
+		c.mu.Unlock()
+		if nc != nil {
+			// A failed attempt to reconnect calls no handler when the hub refused the
+			// handshake (TLS) rather than the dial: its error is only kept here.
+			_ = c.noteRefusal(nc.LastError())
+		}
 		c.writeState()
 		return
 	}

@@ -30,6 +30,10 @@ type State struct {
 	Connected bool      `json:"connected"`
 	Since     time.Time `json:"since,omitzero"` // not connected: since when
 	Error     string    `json:"error,omitempty"`
+	// Refused: not connected because the hub refused this device (its token, ErrRefused) or
+	// this device refused the hub (its certificate, ErrUntrusted; no TLS, ErrNoTLS): waiting
+	// does not help, Error says what does.
+	Refused bool `json:"refused,omitempty"`
 	// OfflineLocal is the owner's [hub] offline = "local": while not connected it runs the
 	// shared routines alone (the owner's, as [hub] is read when it starts, not routines.toml's now).
 	OfflineLocal bool `json:"offline_local,omitempty"`
@@ -65,6 +69,7 @@ func (c *Client) state() State {
 		Since:        c.downSince, Devices: []DeviceState{}, Drift: []Drift{}, UpdatedAt: time.Now()}
 	if c.downErr != nil {
 		s.Error = c.downErr.Error()
+		s.Refused = errors.Is(c.downErr, ErrRefused) || errors.Is(c.downErr, ErrUntrusted) || errors.Is(c.downErr, ErrNoTLS)
 	}
 	self := false
 	for name, d := range c.devices {

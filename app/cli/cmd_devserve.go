@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -26,7 +28,9 @@ func newDevServeCmd(e *env) *cobra.Command {
 		Long: `Serve the files of DIR at http://127.0.0.1:8765/ until Ctrl-C. The example routines
 watch a page served this way ('make run' and 'make daemon' start it), so you can edit the page
 and see a change notification without a network. Only for trying things out: it listens on
-loopback by default and serves plain files.`,
+loopback by default and serves plain files inside DIR only: no symbolic link out of it, no file
+or directory whose name starts with a dot, no directory listing (a directory's index.html is
+served). It warns when --addr lets other machines in.`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.dir = args[0]
@@ -39,14 +43,19 @@ loopback by default and serves plain files.`,
 
 // runDevServe serves o.dir until ctx ends. Errors: DIR missing (1), address in use (1).
 func runDevServe(ctx context.Context, e *env, o devServeOptions) error {
-	if fi, err := os.Stat(o.dir); err != nil || !fi.IsDir() {
-		return fmt.Errorf("dev-serve: %s is not a directory", o.dir)
+	root, err := os.OpenRoot(o.dir)
+	if err != nil {
+		return fmt.Errorf("dev-serve: %s is not a directory: %w", o.dir, err)
 	}
+	defer func() { _ = root.Close() }()
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		return fmt.Errorf("dev-serve: %w", err)
 	}
-	srv := &http.Server{Handler: http.FileServer(http.Dir(o.dir)), ReadHeaderTimeout: 10 * time.Second}
+	if host, _, _ := net.SplitHostPort(o.addr); !loopbackHost(host) {
+		fmt.Fprintf(e.stderr, "Warning: dev-serve listens on %s, so other machines can read the files of %s. It is meant for trying page watches on this machine: use --addr 127.0.0.1:8765 unless you mean to share them.\n", ln.Addr(), o.dir)
+	}
+	srv := &http.Server{Handler: rootHandler{root}, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(e.stderr, "Serving %s at http://%s/ (Ctrl-C to stop)\n", o.dir, ln.Addr())
 	go func() {
 		<-ctx.Done()
@@ -58,4 +67,68 @@ func runDevServe(ctx context.Context, e *env, o devServeOptions) error {
 		return fmt.Errorf("dev-serve: %w", err)
 	}
 	return nil
+}
+
+// loopbackHost reports whether host (of a listen address) is this machine only: "localhost" or
+// a loopback address; "" and 0.0.0.0 are every interface.
+func loopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// rootHandler serves the regular files of root for GET and HEAD: os.Root refuses any path, or
+// symbolic link, that leads out of the directory; a name starting with a dot anywhere in the
+// path is not found (.git, .env); a directory serves its index.html and is otherwise not found
+// (no listing).
+type rootHandler struct{ root *os.Root }
+
+func (h rootHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	name := path.Clean("/" + r.URL.Path)
+	if hiddenPath(name) {
+		http.NotFound(w, r)
+		return
+	}
+	rel := strings.TrimPrefix(name, "/")
+	if rel == "" {
+		rel = "."
+	}
+	fi, err := h.root.Stat(rel)
+	if err == nil && fi.IsDir() {
+		if !strings.HasSuffix(r.URL.Path, "/") {
+			// Relative links in the index resolve against the directory only with the slash.
+			http.Redirect(w, r, name+"/", http.StatusMovedPermanently) // name: never "//host"
+			return
+		}
+		rel = path.Join(rel, "index.html")
+		fi, err = h.root.Stat(rel)
+	}
+	if err != nil || !fi.Mode().IsRegular() { // a FIFO would block the open; no listing
+		http.NotFound(w, r)
+		return
+	}
+	f, err := h.root.Open(rel)
+	if err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	defer func() { _ = f.Close() }()
+	http.ServeContent(w, r, fi.Name(), fi.ModTime(), f)
+}
+
+// hiddenPath reports whether a path element of the cleaned URL path name starts with a dot.
+func hiddenPath(name string) bool {
+	for el := range strings.SplitSeq(name, "/") {
+		if strings.HasPrefix(el, ".") {
+			return true
+		}
+	}
+	return false
 }

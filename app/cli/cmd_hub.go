@@ -9,8 +9,9 @@ import (
 )
 
 type hubOptions struct {
-	listen string
-	store  string
+	listen          string
+	store           string
+	tlsCert, tlsKey string
 }
 
 // defaultHubListen is where `routinely hub` listens unless told otherwise: this machine only.
@@ -21,7 +22,7 @@ const defaultHubListen = "127.0.0.1:4222"
 func newHubCmd(e *env) *cobra.Command {
 	o := hubOptions{listen: defaultHubListen}
 	cmd := &cobra.Command{
-		Use:   "hub [--listen 127.0.0.1:4222] [--store DIR]",
+		Use:   "hub [--listen 127.0.0.1:4222] [--store DIR] [--tls-cert FILE --tls-key FILE]",
 		Short: "Run the hub through which several devices share one schedule (an embedded NATS JetStream server)",
 		Long: `Run the hub: an embedded NATS server with JetStream through which the owners of a person's
 devices decide, slot by slot, which device runs each shared routine. It listens on 127.0.0.1
@@ -31,6 +32,11 @@ routines.toml (a token_file elsewhere is refused), and point [hub] in that routi
 URL (see the README). The store defaults to the hub/
 directory of the state directory. Every write is on disk before it is acknowledged.
 
+To let other machines in, listen on their network (--listen 0.0.0.0:4222) with TLS:
+--tls-cert and --tls-key name the PEM certificate and its key; the devices then dial the
+tls:// URL printed and verify the certificate with [hub] ca_file. Without TLS it warns: the
+token would cross the network in clear text.
+
 A stock nats-server 2.11 or newer with JetStream (and sync_interval: always) works as a hub too.
 Stops on SIGINT or SIGTERM.`,
 		Args: usageArgs(cobra.NoArgs),
@@ -38,7 +44,29 @@ Stops on SIGINT or SIGTERM.`,
 	}
 	cmd.Flags().StringVar(&o.listen, "listen", o.listen, "host:port to listen on (0.0.0.0:4222 for other machines; then use TLS or a private network)")
 	cmd.Flags().StringVar(&o.store, "store", "", "directory for the token and JetStream's files (default: <state dir>/hub)")
+	cmd.Flags().StringVar(&o.tlsCert, "tls-cert", "", "PEM file of the hub's TLS certificate; devices then use tls:// and ca_file")
+	cmd.Flags().StringVar(&o.tlsKey, "tls-key", "", "PEM file of that certificate's private key (0600)")
 	return cmd
+}
+
+// hubTLSArgs returns routinely-hub's TLS flags for o: none, or both files made absolute.
+// Errors: only one of --tls-cert and --tls-key (2); filepath.Abs's.
+func hubTLSArgs(o hubOptions) ([]string, error) {
+	switch {
+	case o.tlsCert == "" && o.tlsKey == "":
+		return nil, nil
+	case o.tlsCert == "" || o.tlsKey == "":
+		return nil, fmt.Errorf("%w: give both --tls-cert and --tls-key, or neither", errUsage)
+	}
+	cert, err := filepath.Abs(o.tlsCert)
+	if err != nil {
+		return nil, err
+	}
+	key, err := filepath.Abs(o.tlsKey)
+	if err != nil {
+		return nil, err
+	}
+	return []string{"--tls-cert", cert, "--tls-key", key}, nil
 }
 
 // checkListen refuses a --listen that is not HOST:PORT (2).

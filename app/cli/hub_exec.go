@@ -18,10 +18,15 @@ const hubProgramName = "routinely-hub"
 
 // runHub runs the hub until ctx ends (SIGINT, SIGTERM): it checks the flags, resolves the store
 // and hands over to routinely-hub, which on Unix replaces this process (so signals, a service
-// manager's and a shell's, reach the server itself). Errors: a bad --listen (2); those of
-// resolving the profile (77); no routinely-hub found (1); routinely-hub's exit code.
+// manager's and a shell's, reach the server itself). Errors: a bad --listen, or one of
+// --tls-cert and --tls-key without the other (2); those of resolving the profile (77); no
+// routinely-hub found (1); routinely-hub's exit code.
 func runHub(ctx context.Context, e *env, o hubOptions) error {
 	if err := checkListen(o.listen); err != nil {
+		return err
+	}
+	tlsArgs, err := hubTLSArgs(o)
+	if err != nil {
 		return err
 	}
 	store, err := hubStore(e, o)
@@ -32,7 +37,7 @@ func runHub(ctx context.Context, e *env, o hubOptions) error {
 	if err != nil {
 		return err
 	}
-	return execHub(ctx, e, prog, []string{"--listen", o.listen, "--store", store})
+	return execHub(ctx, e, prog, append([]string{"--listen", o.listen, "--store", store}, tlsArgs...))
 }
 
 // hubProgram finds routinely-hub: beside this executable (where make build and the packages put

@@ -24,6 +24,9 @@ type jsonHub struct {
 	Connected bool       `json:"connected"`
 	Since     *time.Time `json:"since"` // not connected: since when
 	Error     string     `json:"error"`
+	// Refused: the hub refused this device (its token) or this device its certificate; Error
+	// says what to do.
+	Refused bool `json:"refused"`
 	// OfflineLocal: the owner runs with [hub] offline = "local" (shared routines run here alone
 	// while it cannot reach the hub).
 	OfflineLocal bool            `json:"offline_local"`
@@ -64,7 +67,7 @@ func hubStatus(p paths.Paths, cfg *config.Config, st ownership.Status, now time.
 		return out, nil // the owner has not written it yet (or runs without the hub: restart it)
 	}
 	out.Connected, out.Error, out.Since, out.UpdatedAt = s.Connected, s.Error, nonZero(s.Since), nonZero(s.UpdatedAt)
-	out.OfflineLocal = s.OfflineLocal
+	out.OfflineLocal, out.Refused = s.OfflineLocal, s.Refused
 	for _, d := range s.Devices {
 		out.Devices = append(out.Devices, jsonHubDevice{Name: d.Name, Self: d.Self, Alive: d.Alive,
 			LastSeen: nonZero(d.LastSeen), Version: d.Version, Last: d.Last})
@@ -73,6 +76,14 @@ func hubStatus(p paths.Paths, cfg *config.Config, st ownership.Status, now time.
 		out.Drift = append(out.Drift, jsonHubDrift{Routine: d.Routine, Devices: d.Devices})
 	}
 	switch {
+	case !s.Connected && s.Refused:
+		since := s.Since
+		meanwhile := "shared routines do not run on this device until it is fixed; then the missed slots are caught up"
+		if s.OfflineLocal {
+			meanwhile = `shared routines run on this device alone meanwhile ([hub] offline = "local"), so a slot may also run on another device`
+		}
+		return out, &jsonDiagnosis{Kind: "hub-unreachable", Since: nonZero(since), Message: fmt.Sprintf(
+			"the owner cannot use the hub %s since %s: %s. Meanwhile %s", s.URL, fmtTime(&since, now), s.Error, meanwhile)}
 	case !s.Connected:
 		since := s.Since
 		meanwhile := "shared routines do not run on this device; the missed slots are caught up once it is back"

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/routinely/routinely/app/paths"
@@ -17,7 +18,7 @@ import (
 // nil (the single-device engine, unchanged) when it has none or cannot be read now (the engine
 // then reports that file). onChange (may be nil) is told when what the device sees of the hub
 // changed (hub.Options.OnChange). [hub] is read when the routines start: a change applies at the next
-// start. Errors: a [hub] that is invalid or whose token cannot be read, wrapping
+// start. Errors: a [hub] that is invalid or whose token or ca_file cannot be read, wrapping
 // config.ErrConfig, since running shared routines without the hub could run them twice.
 func hubClient(p paths.Paths, version string, logger *slog.Logger, onChange func()) (scheduler.Coordinator, error) {
 	cfg, err := config.LoadConfig(p.Config)
@@ -42,8 +43,15 @@ func hubClient(p paths.Paths, version string, logger *slog.Logger, onChange func
 	if err != nil {
 		return nil, fmt.Errorf("%s:%d:%d: [hub]: %w: %w", p.Config, h.Line, h.Col, err, config.ErrConfig)
 	}
+	// The certificate a hub must show is kept where the profile's secrets are: whoever could
+	// change it could put a hub of theirs in the middle.
+	roots, err := h.ReadCA(filepath.Dir(p.Config), p.State)
+	if err != nil {
+		return nil, fmt.Errorf("%s:%d:%d: [hub]: %w: %w", p.Config, h.Line, h.Col, err, config.ErrConfig)
+	}
 	logger.Info("sharing the routines through the hub", "hub", redact.URL(h.URL), "device", h.Device, "offline", h.Offline)
-	return hub.New(hub.Options{URL: h.URL, Token: token, Device: h.Device, LivenessTTL: h.LivenessTTL,
+	return hub.New(hub.Options{URL: h.URL, Token: token, TokenFile: h.TokenFile, RootCAs: roots,
+		Device: h.Device, LivenessTTL: h.LivenessTTL,
 		OfflineLocal: h.Offline == config.OfflineLocal, Version: version, StateDir: p.State,
 		PID: os.Getpid(), Logger: logger, OnChange: onChange}), nil
 }

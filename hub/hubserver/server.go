@@ -33,20 +33,34 @@ const TokenFile = "hub.token"
 // DefaultListen is where the hub listens unless told otherwise: this machine only.
 const DefaultListen = "127.0.0.1:4222"
 
-// ErrUnsafeStore is wrapped when the store directory or its token file can be read or changed
-// by others.
+// ErrUnsafeStore is wrapped when the store directory, its token file or the TLS key can be read
+// or changed by others.
 var ErrUnsafeStore = errors.New("hub store is not private")
+
+// ErrBadTLS is wrapped when only one of Options.TLSCert and TLSKey is given, or the pair does
+// not load.
+var ErrBadTLS = errors.New("hub TLS certificate or key not usable")
 
 // Options configure a hub.
 type Options struct {
 	Listen string // host:port; port 0 picks a free one; "" → DefaultListen
 	Store  string // the directory for the token and JetStream's files (created 0700)
-	Logger *slog.Logger
+	// TLSCert and TLSKey, both or neither: PEM files of the hub's certificate (with its chain)
+	// and private key. With them every client must speak TLS (tls:// URLs); the key must not be
+	// open to other users.
+	TLSCert, TLSKey string
+	Logger          *slog.Logger
 }
 
 // Server is a running hub.
 type Server struct {
-	URL       string // nats://host:port, as clients dial it
+	URL string // nats://host:port or tls://host:port, as Listen says (0.0.0.0 for every interface)
+	// Reachable are the URLs devices can dial: URL itself for a named host, and for an
+	// unspecified host (0.0.0.0, ::) one per address of this machine's network interfaces that
+	// are up and not loopback, then one with the host name (ReachableURLs).
+	Reachable []string
+	Loopback  bool // the hub listens on loopback only: no other machine can reach it
+	TLS       bool // clients must speak TLS
 	Token     string
 	TokenFile string
 	ns        *server.Server
@@ -54,10 +68,11 @@ type Server struct {
 
 // Start starts a hub: it creates the store directory (0700) and, at first start, the token
 // (32 random bytes, hex, in <store>/hub.token, 0600), starts a NATS server with JetStream on
-// Listen requiring that token, every write fsynced before it is acknowledged (a claim
-// acknowledged is never lost, even by a crash of the hub's machine), and creates the bucket.
-// Errors: a bad Listen; ErrUnsafeStore (wrapped) when the store or token file is open to
-// others; the server's own (the port in use), wrapped.
+// Listen requiring that token (and TLS with TLSCert and TLSKey), every write fsynced before it
+// is acknowledged (a claim acknowledged is never lost, even by a crash of the hub's machine),
+// and creates the bucket. Errors: a bad Listen; only one of TLSCert and TLSKey, or a pair that
+// does not load (ErrBadTLS, wrapped); ErrUnsafeStore (wrapped) when the store, token file or
+// TLS key is open to others; the server's own (the port in use), wrapped.
 func Start(ctx context.Context, opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -76,6 +91,10 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if port == 0 {
 		port = server.RANDOM_PORT // to the NATS server, port 0 means its default, 4222
 	}
+	tlsConfig, err := loadTLS(opts.TLSCert, opts.TLSKey)
+	if err != nil {
+		return nil, err
+	}
 	token, tokenFile, err := ensureStore(opts.Store)
 	if err != nil {
 		return nil, err
@@ -83,7 +102,8 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	ns, err := server.NewServer(&server.Options{
 		ServerName: "routinely-hub", Host: host, Port: port,
 		Authorization: token,
-		JetStream:     true, StoreDir: filepath.Join(opts.Store, "jetstream"),
+		TLSConfig:     tlsConfig, TLSTimeout: 5, // seconds, for a slow device's handshake
+		JetStream: true, StoreDir: filepath.Join(opts.Store, "jetstream"),
 		SyncAlways: true,
 		NoSigs:     true, // the hub command handles signals
 		// The server's own HTTP monitoring and other listeners stay off.
@@ -98,8 +118,14 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		ns.Shutdown()
 		return nil, fmt.Errorf("hub: the server did not start listening on %s within 10 s (is the port in use?)", opts.Listen)
 	}
-	s := &Server{Token: token, TokenFile: tokenFile, ns: ns}
-	s.URL = "nats://" + net.JoinHostPort(host, strconv.Itoa(ns.Addr().(*net.TCPAddr).Port))
+	s := &Server{Token: token, TokenFile: tokenFile, ns: ns, TLS: tlsConfig != nil, Loopback: Loopback(host)}
+	scheme := "nats"
+	if s.TLS {
+		scheme = "tls"
+	}
+	bound := strconv.Itoa(ns.Addr().(*net.TCPAddr).Port)
+	s.URL = scheme + "://" + net.JoinHostPort(host, bound)
+	s.Reachable = ReachableURLs(scheme, host, bound)
 	if err := s.ensureBucket(ctx); err != nil {
 		ns.Shutdown()
 		return nil, err
@@ -109,7 +135,9 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 
 // ensureBucket creates the bucket (or brings its configuration up to date).
 func (s *Server) ensureBucket(ctx context.Context) error {
-	nc, err := nats.Connect(s.ns.ClientURL(), nats.Token(s.Token), nats.Name("routinely hub"))
+	// In process: no network, and no TLS to verify against a certificate that need not name
+	// the address the hub listens on.
+	nc, err := nats.Connect("", nats.InProcessServer(s.ns), nats.Token(s.Token), nats.Name("routinely hub"))
 	if err != nil {
 		return fmt.Errorf("hub: connect to itself: %w", err)
 	}

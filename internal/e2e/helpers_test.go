@@ -246,8 +246,10 @@ type statusOut struct {
 	} `json:"diagnoses"`
 	Routines []routineOut `json:"routines"`
 	Hub      *struct {
-		Connected    bool `json:"connected"`
-		OfflineLocal bool `json:"offline_local"`
+		Connected    bool   `json:"connected"`
+		OfflineLocal bool   `json:"offline_local"`
+		Refused      bool   `json:"refused"`
+		Error        string `json:"error"`
 		Devices      []struct {
 			Name  string `json:"name"`
 			Alive bool   `json:"alive"`

@@ -27,13 +27,13 @@ type hubProc struct {
 	token string
 }
 
-var hubURLRE = regexp.MustCompile(`Hub listening on (nats://\S+)`)
+var hubURLRE = regexp.MustCompile(`Hub listening on ((?:nats|tls)://\S+)`)
 
-// startHubProc starts `routinely hub --listen listen --store store` and waits until it says
-// where it listens.
-func startHubProc(t *testing.T, store, listen string) *hubProc {
+// startHubProc starts `routinely hub --listen listen --store store [more...]` and waits until
+// it says where it listens.
+func startHubProc(t *testing.T, store, listen string, more ...string) *hubProc {
 	t.Helper()
-	cmd := exec.Command(bin, "hub", "--listen", listen, "--store", store)
+	cmd := exec.Command(bin, append([]string{"hub", "--listen", listen, "--store", store}, more...)...)
 	cmd.Env = testEnv()
 	p := startCmd(t, cmd, "routinely hub")
 	p.waitStdout("Ctrl-C stops.", ownDeadline)

@@ -25,6 +25,9 @@ type Hub struct {
 	// which it must be inside (secretInside).
 	TokenFile string
 	Device    string // this device's name on the hub: `device`, or the host name
+	// CAFile is `ca_file`, with "~" expanded and relative to routines.toml's directory: the PEM
+	// certificate(s) a hub's TLS certificate must chain to (ReadCA); "" for the system's roots.
+	CAFile string
 	// Offline is OfflineClosed (run nothing shared while the hub cannot be reached) or
 	// OfflineLocal (run every routine on this device alone meanwhile, at the risk of a slot
 	// running here and on another device).
@@ -53,7 +56,7 @@ const (
 )
 
 var (
-	hubKeys = map[string]bool{"url": true, "token": true, "token_file": true, "device": true, "offline": true, "liveness_ttl": true}
+	hubKeys = map[string]bool{"url": true, "token": true, "token_file": true, "device": true, "offline": true, "liveness_ttl": true, "ca_file": true}
 )
 
 // maxDeviceName is the longest device name: it is part of hub keys.
@@ -96,7 +99,7 @@ func (v *validator) hub(val any) *Hub {
 	start := v.found
 	for _, k := range sortedKeys(tab) {
 		if !hubKeys[k] {
-			v.problem("", "hub."+k, "unknown key %q in [hub] (want url, token or token_file, device, offline, liveness_ttl)", k)
+			v.problem("", "hub."+k, "unknown key %q in [hub] (want url, token or token_file, device, offline, liveness_ttl, ca_file)", k)
 		}
 	}
 	str := func(k string) string {
@@ -125,6 +128,9 @@ func (v *validator) hub(val any) *Hub {
 		v.problem("", "hub", "[hub] needs token_file = \"…/hub.token\" (the file `routinely hub` wrote) or token = \"…\"")
 	case h.TokenFile != "":
 		h.dir, h.TokenFile = v.secretFile(h.TokenFile, "hub.token_file", "token_file", "hub.token")
+	}
+	if h.CAFile = expandHome(str("ca_file")); h.CAFile != "" && !filepath.IsAbs(h.CAFile) {
+		h.CAFile = filepath.Join(filepath.Dir(v.file), h.CAFile)
 	}
 	if _, present := tab["device"]; present {
 		h.Device = str("device")
