@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/routinely/routinely/app/paths"
@@ -45,7 +44,7 @@ func hubClient(p paths.Paths, version string, logger *slog.Logger, onChange func
 	}
 	// The certificate a hub must show is kept where the profile's secrets are: whoever could
 	// change it could put a hub of theirs in the middle.
-	roots, err := h.ReadCA(filepath.Dir(p.Config), p.State)
+	roots, err := h.ReadCA()
 	if err != nil {
 		return nil, fmt.Errorf("%s:%d:%d: [hub]: %w: %w", p.Config, h.Line, h.Col, err, config.ErrConfig)
 	}

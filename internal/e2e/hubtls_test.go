@@ -93,7 +93,7 @@ func TestHubTLSDevicesVerifyTheCertificate(t *testing.T) {
 
 	outside := deviceHome(t, h, "studio", "ca_file = "+quote(cert)+"\n"+hourly)
 	_, stderr, code := run(t, outside, "daemon")
-	if code != 78 || !strings.Contains(stderr, "outside this profile") {
+	if code != 78 || !strings.Contains(stderr, "outside") {
 		t.Fatalf("daemon with ca_file outside its profile: exit %d, stderr:\n%s\nwant 78 saying it is outside", code, stderr)
 	}
 }

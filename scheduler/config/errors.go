@@ -18,6 +18,6 @@ var (
 	errTooWide    = errors.New("routines file has a table too large")
 )
 
-// ErrHubCA is returned by Hub.ReadCA when [hub] ca_file cannot be used: outside the profile's
-// directories, missing, not a regular file, changeable by other users, or without a certificate.
+// ErrHubCA is returned by Hub.ReadCA when [hub] ca_file cannot be used: outside routines.toml's
+// directory, missing, not a regular file, changeable by other users, or without a certificate.
 var ErrHubCA = errors.New("hub ca_file not usable")

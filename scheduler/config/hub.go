@@ -25,8 +25,9 @@ type Hub struct {
 	// which it must be inside (secretInside).
 	TokenFile string
 	Device    string // this device's name on the hub: `device`, or the host name
-	// CAFile is `ca_file`, with "~" expanded and relative to routines.toml's directory: the PEM
-	// certificate(s) a hub's TLS certificate must chain to (ReadCA); "" for the system's roots.
+	// CAFile is `ca_file`, with "~" expanded and relative to routines.toml's directory, which it
+	// must be inside as TokenFile: the PEM certificate(s) a hub's TLS certificate must chain to
+	// (ReadCA); "" for the system's roots.
 	CAFile string
 	// Offline is OfflineClosed (run nothing shared while the hub cannot be reached) or
 	// OfflineLocal (run every routine on this device alone meanwhile, at the risk of a slot
@@ -129,8 +130,8 @@ func (v *validator) hub(val any) *Hub {
 	case h.TokenFile != "":
 		h.dir, h.TokenFile = v.secretFile(h.TokenFile, "hub.token_file", "token_file", "hub.token")
 	}
-	if h.CAFile = expandHome(str("ca_file")); h.CAFile != "" && !filepath.IsAbs(h.CAFile) {
-		h.CAFile = filepath.Join(filepath.Dir(v.file), h.CAFile)
+	if h.CAFile = str("ca_file"); h.CAFile != "" {
+		h.dir, h.CAFile = v.secretFile(h.CAFile, "hub.ca_file", "ca_file", "hub.crt")
 	}
 	if _, present := tab["device"]; present {
 		h.Device = str("device")
@@ -192,7 +193,8 @@ func DeviceName() string {
 // that directory (absolute) and the path, and records a problem when the path is not inside the
 // directory (secretInside), saying to copy it there as base. A file read as a secret from
 // anywhere would let routines.toml send any file of yours (~/.git-credentials) where its other
-// keys say.
+// keys say; a certificate trusted from anywhere would let whoever can change that file put a
+// hub of theirs in the middle. ca_file follows the same rule.
 func (v *validator) secretFile(path, key, name, base string) (dir, file string) {
 	dir, err := filepath.Abs(filepath.Dir(v.file))
 	if err != nil {
@@ -227,8 +229,8 @@ func (h *Hub) ReadToken() (string, error) {
 	if h.Token != "" {
 		return h.Token, nil
 	}
-	if err := h.tokenInPlace(); err != nil {
-		return "", err
+	if err := h.secretInPlace(h.TokenFile, "token_file", "hub.token"); err != nil {
+		return "", fmt.Errorf("%w: %w", ErrNoHubToken, err)
 	}
 	data, fi, err := atomicfile.Read(h.TokenFile, maxTokenBytes)
 	switch {
@@ -249,21 +251,22 @@ func (h *Hub) ReadToken() (string, error) {
 	return tok, nil
 }
 
-// tokenInPlace applies secretInside to TokenFile's directory and routines.toml's, both with
+// secretInPlace applies secretInside to file's directory and routines.toml's (h.dir), both with
 // their symbolic links resolved, so that a link on the way cannot lead the read elsewhere (the
-// file itself is never followed: atomicfile.Read). Errors: ErrNoHubToken wrapped, saying where
-// to put it; a missing directory is left to the read to report.
-func (h *Hub) tokenInPlace() error {
+// file itself is never followed: atomicfile.Read). name is the key ("token_file") and base what
+// to copy there ("hub.token"), for the message. Errors: one saying where file leads and where
+// to put it (the caller wraps its sentinel); a missing directory is left to the read to report.
+func (h *Hub) secretInPlace(file, name, base string) error {
 	dir, err := filepath.EvalSymlinks(h.dir)
 	if err != nil {
 		dir = h.dir
 	}
-	parent, err := filepath.EvalSymlinks(filepath.Dir(h.TokenFile))
+	parent, err := filepath.EvalSymlinks(filepath.Dir(file))
 	if err != nil {
 		return nil
 	}
 	if parent != dir && !secretInside(dir, parent) {
-		return fmt.Errorf("%w: token_file %s leads to %s, outside %s (the directory of routines.toml); copy hub.token into %s itself", ErrNoHubToken, h.TokenFile, filepath.Join(parent, filepath.Base(h.TokenFile)), h.dir, h.dir)
+		return fmt.Errorf("%s %s leads to %s, outside %s (the directory of routines.toml); copy %s into %s itself", name, file, filepath.Join(parent, filepath.Base(file)), h.dir, base, h.dir)
 	}
 	return nil
 }

@@ -34,8 +34,9 @@ func testCA(t *testing.T) string {
 	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
 }
 
-// ReadCA takes ca_file only from inside the profile's directories, as a regular file nobody
-// else can change, holding a certificate; each refusal says what to do.
+// ReadCA takes ca_file only from inside routines.toml's directory (not even the state
+// directory, as token_file), as a regular file nobody else can change, holding a certificate;
+// each refusal says what to do.
 func TestReadCAVetsTheFile(t *testing.T) {
 	config, state, elsewhere := t.TempDir(), t.TempDir(), t.TempDir()
 	ca := testCA(t)
@@ -54,16 +55,16 @@ func TestReadCAVetsTheFile(t *testing.T) {
 		file, want string
 	}{
 		{good, ""},
-		{inState, ""},
-		{outside, "outside this profile's directories"},
-		{filepath.Join(dirLink, "hub.crt"), "outside this profile's directories"},
+		{inState, "outside"},
+		{outside, "outside"},
+		{filepath.Join(dirLink, "hub.crt"), "outside"},
 		{link, "symbolic link"},
 		{writable, "world-writable"},
 		{empty, "no PEM certificate"},
 		{filepath.Join(config, "missing.crt"), "copy the hub's certificate"},
 	} {
-		h := &Hub{CAFile: c.file}
-		pool, err := h.ReadCA(config, state)
+		h := &Hub{CAFile: c.file, dir: config}
+		pool, err := h.ReadCA()
 		switch {
 		case c.want == "" && (err != nil || pool == nil):
 			t.Errorf("ReadCA(%s) = %v, %v; want the certificate", c.file, pool, err)
@@ -71,7 +72,7 @@ func TestReadCAVetsTheFile(t *testing.T) {
 			t.Errorf("ReadCA(%s) = %v; want ErrHubCA saying %q", c.file, err, c.want)
 		}
 	}
-	if pool, err := (&Hub{}).ReadCA(config, state); pool != nil || err != nil {
+	if pool, err := (&Hub{dir: config}).ReadCA(); pool != nil || err != nil {
 		t.Errorf("ReadCA without ca_file = %v, %v; want nil, nil (the system's roots)", pool, err)
 	}
 }
