@@ -41,8 +41,11 @@ func BucketConfig() jetstream.KeyValueConfig {
 
 // Options configure a Client.
 type Options struct {
-	URL, Token   string
-	Device       string        // this device's name (config.Hub.Device)
+	URL, Token string
+	// ID is this device's id on the hub (LoadID): its liveness key is device.<ID>, and its claims
+	// and runs name it. Required.
+	ID           string
+	Device       string        // this device's name (config.Hub.Device): a label
 	LivenessTTL  time.Duration // config.Hub.LivenessTTL
 	OfflineLocal bool          // [hub] offline = "local"
 	Version      string        // reported to the other devices
@@ -59,13 +62,23 @@ type Options struct {
 }
 
 // holder is the value of a claim.* or run.* key: which device, journal and owner epoch holds it,
-// for which slot.
+// for which slot. Device is the device's key on the hub (its liveness key is device.<Device>):
+// its id, or the name of a device running a version before ids, which keyed it by name.
 type holder struct {
 	Device  string    `json:"device"`
+	Name    string    `json:"name,omitempty"` // the device's name; "" from a version before ids
 	Journal string    `json:"journal"`
 	Epoch   uint64    `json:"epoch"`
 	Slot    time.Time `json:"slot"`
 	At      time.Time `json:"at"`
+}
+
+// label is the holder's device as people know it: its name.
+func (h holder) label() string {
+	if h.Name != "" {
+		return h.Name
+	}
+	return h.Device
 }
 
 // LastRun is the last run a device reported.
@@ -75,9 +88,10 @@ type LastRun struct {
 	Outcome string    `json:"outcome"`
 }
 
-// deviceInfo is the value of a device.* key.
+// deviceInfo is the value of a device.* key. Device is the key's last part, as in holder.
 type deviceInfo struct {
 	Device  string            `json:"device"`
+	Name    string            `json:"name,omitempty"` // "" from a version before ids
 	Journal string            `json:"journal"`
 	Epoch   uint64            `json:"epoch"`
 	Version string            `json:"version"`
@@ -85,6 +99,14 @@ type deviceInfo struct {
 	Seen    time.Time         `json:"seen"`
 	Last    *LastRun          `json:"last,omitempty"`
 	Defs    map[string]string `json:"defs"`
+}
+
+// label is the device's name.
+func (d deviceInfo) label() string {
+	if d.Name != "" {
+		return d.Name
+	}
+	return d.Device
 }
 
 // anchorInfo is the value of an anchor.* key.
@@ -131,6 +153,7 @@ type Client struct {
 	downSince time.Time            // zero: connected
 	downErr   error
 	drift     map[string][]string // routine → the devices that define it differently (reported)
+	clash     []string            // ids of the live devices that use this device's name (reported)
 	shown     string              // stateKey of the State last written (OnChange)
 	delivered map[string]bool     // devices the current watcher delivered before c.ready
 
@@ -148,7 +171,7 @@ func New(opts Options) *Client {
 	if opts.LivenessTTL <= 0 {
 		opts.LivenessTTL = 5 * time.Second
 	}
-	return &Client{opts: opts, log: opts.Logger.With("hub", opts.URL, "device", opts.Device),
+	return &Client{opts: opts, log: opts.Logger.With("hub", opts.URL, "device", opts.Device, "device_id", opts.ID),
 		devices: map[string]*seenDevice{}, runs: map[string]runEntry{}, defs: map[string]string{},
 		drift: map[string][]string{}, delivered: map[string]bool{}}
 }
@@ -160,10 +183,16 @@ func (c *Client) Device() string { return c.opts.Device }
 func (c *Client) LocalWhenOffline() bool { return c.opts.OfflineLocal }
 
 // Start connects to the hub (in the background when it cannot be reached now: the client keeps
-// trying), and starts the loop that refreshes this device's liveness key, watches the other
-// devices and runs, and settles the runs of devices that stopped answering. Errors: a URL or
-// option the NATS client refuses, wrapped.
+// trying), checks that no other live device uses this device's name (when the hub answers
+// within opTimeout; later, a clash is only reported: NameClash in hub.json), and starts the loop
+// that refreshes this device's liveness key, watches the other devices and runs, and settles the
+// runs of devices that stopped answering. Errors: Options.ID empty; a URL or option the NATS
+// client refuses, wrapped; ErrNameTaken (wrapped, saying which device and what to do) when a live
+// device of another id and journal has this device's name: nothing is left running then.
 func (c *Client) Start(journalID string, epoch uint64, settle func(routine string, slot time.Time, device, reason string)) error {
+	if c.opts.ID == "" {
+		return errors.New("hub: no device id")
+	}
 	c.mu.Lock()
 	c.journal, c.epoch, c.settle, c.started = journalID, epoch, settle, time.Now()
 	c.downSince, c.downErr = time.Now(), errors.New("connecting")
@@ -195,6 +224,12 @@ func (c *Client) Start(journalID string, epoch uint64, settle func(routine strin
 	if nc.IsConnected() {
 		c.downSince, c.downErr = time.Time{}, nil
 	}
+	c.mu.Unlock()
+	if err := c.checkName(); err != nil {
+		nc.Close()
+		return err
+	}
+	c.mu.Lock()
 	stop := make(chan struct{})
 	c.stop, c.done = stop, make(chan struct{})
 	c.mu.Unlock()
@@ -234,11 +269,70 @@ func (c *Client) Stop() {
 	c.writeState()
 }
 
+// checkName refuses this device's name when another live device uses it (ErrNameTaken, wrapped
+// with the fix), as the hub has it now. A hub that cannot be reached or does not answer within
+// opTimeout is not an error: the clash, if any, is then reported once the watcher sees it
+// (clashes).
+func (c *Client) checkName() error {
+	kv := c.bucket()
+	if kv == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	w, err := kv.WatchFiltered(ctx, []string{"device.*"}, jetstream.IgnoreDeletes())
+	if err != nil {
+		c.log.Debug("device name check", "err", err)
+		return nil
+	}
+	defer func() { _ = w.Stop() }()
+	live := map[string]deviceInfo{}
+	for {
+		select {
+		case e := <-w.Updates():
+			if e == nil {
+				return c.nameTaken(live)
+			}
+			var d deviceInfo
+			if json.Unmarshal(e.Value(), &d) == nil {
+				live[strings.TrimPrefix(e.Key(), "device.")] = d
+			}
+		case <-ctx.Done():
+			c.log.Debug("device name check: the hub did not list the devices in time", "err", ctx.Err())
+			return nil
+		}
+	}
+}
+
+// nameTaken returns ErrNameTaken, wrapped with which device and what to do, when one of the live
+// devices (key → value) clashes with this one (clashes), else nil.
+func (c *Client) nameTaken(live map[string]deviceInfo) error {
+	c.mu.Lock()
+	journal := c.journal
+	c.mu.Unlock()
+	for key, d := range live {
+		if !c.clashes(key, d, journal) {
+			continue
+		}
+		return fmt.Errorf("%w: another device on the hub %s is called %q too (its id %s, last seen %s): give this device another name with device = \"NAME\" under [hub] in routines.toml, then start again (if that device is this one before its state directory was reset, wait liveness_ttl, %s, and start again)",
+			ErrNameTaken, c.opts.URL, c.opts.Device, key, d.Seen.Format(time.RFC3339), c.opts.LivenessTTL)
+	}
+	return nil
+}
+
+// clashes reports whether the device with liveness key device.<key> and value d is another
+// device using this device's name: the same name, another id, and another journal (a version
+// before ids keyed a device by its name; the same journal is this very device before its
+// upgrade, whose key is left from a crash).
+func (c *Client) clashes(key string, d deviceInfo, journal string) bool {
+	return key != c.opts.ID && d.label() == c.opts.Device && d.Journal != journal
+}
+
 // deleteLiveness deletes this device's liveness key if it is still this owner's: after a
 // takeover on this device the next owner may have written it already, and deleting that would
 // make the other devices take its runs for a dead device's.
 func (c *Client) deleteLiveness(ctx context.Context, kv jetstream.KeyValue) error {
-	e, err := kv.Get(ctx, deviceKey(c.opts.Device))
+	e, err := kv.Get(ctx, deviceKey(c.opts.ID))
 	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
 		return nil
 	}
@@ -252,7 +346,7 @@ func (c *Client) deleteLiveness(ctx context.Context, kv jetstream.KeyValue) erro
 	if json.Unmarshal(e.Value(), &d) != nil || d.Journal != journal || d.Epoch != epoch {
 		return nil // another owner's now
 	}
-	err = kv.Delete(ctx, deviceKey(c.opts.Device), jetstream.LastRevision(e.Revision()))
+	err = kv.Delete(ctx, deviceKey(c.opts.ID), jetstream.LastRevision(e.Revision()))
 	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
 		return nil // rewritten meanwhile, by the next owner
 	}
@@ -342,7 +436,7 @@ func (c *Client) connected() (jetstream.KeyValue, error) {
 	return kv, nil
 }
 
-func deviceKey(name string) string    { return "device." + name }
+func deviceKey(id string) string      { return "device." + id }
 func runKey(routine string) string    { return "run." + routine }
 func anchorKey(routine string) string { return "anchor." + routine }
 func claimKey(routine string, slot time.Time) string {
@@ -353,10 +447,11 @@ func claimKey(routine string, slot time.Time) string {
 func (c *Client) me(slot time.Time) holder {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return holder{Device: c.opts.Device, Journal: c.journal, Epoch: c.epoch, Slot: slot.UTC(), At: time.Now().UTC()}
+	return holder{Device: c.opts.ID, Name: c.opts.Device, Journal: c.journal, Epoch: c.epoch, Slot: slot.UTC(), At: time.Now().UTC()}
 }
 
-// alive reports whether device (with journal) has a live liveness key, as the watcher saw it.
+// alive reports whether device (its key, holder.Device) with journal has a live liveness key, as
+// the watcher saw it.
 // Before the watcher has delivered the keys as they were, every device counts as alive: the
 // safe side (a run is never taken from a device that may still be running it).
 func (c *Client) alive(device, journal string) bool {
@@ -400,7 +495,7 @@ func (c *Client) Claim(ctx context.Context, routine string, slot time.Time, keep
 		return out, c.unreachable(err)
 	}
 	if other != nil {
-		out.Device, out.Running = other.Device, other.Slot
+		out.Device, out.Running = other.label(), other.Slot
 		out.Verdict = scheduler.HubBusy
 		if other.Slot.Equal(slot) {
 			out.Verdict = scheduler.HubElsewhere
@@ -429,7 +524,7 @@ func (c *Client) Claim(ctx context.Context, routine string, slot time.Time, keep
 		return out, nil
 	}
 	c.letGo(kv, routine, rev)
-	out.Verdict, out.Device = scheduler.HubElsewhere, h.Device
+	out.Verdict, out.Device = scheduler.HubElsewhere, h.label()
 	if out.Device == "" {
 		out.Device = "another device"
 	}
@@ -568,10 +663,10 @@ func (c *Client) settleRun(ctx context.Context, kv jetstream.KeyValue, routine s
 		delete(c.runs, routine)
 	}
 	c.mu.Unlock()
-	reason := fmt.Sprintf("device %s stopped answering mid-run (its liveness key expired); recorded by %s", e.h.Device, c.opts.Device)
-	c.log.Warn("settled the run of a device that stopped answering", "routine", routine, "slot", e.h.Slot, "on", e.h.Device)
+	reason := fmt.Sprintf("device %s stopped answering mid-run (its liveness key expired); recorded by %s", e.h.label(), c.opts.Device)
+	c.log.Warn("settled the run of a device that stopped answering", "routine", routine, "slot", e.h.Slot, "on", e.h.label(), "on_id", e.h.Device)
 	if settle != nil {
-		settle(routine, e.h.Slot, e.h.Device, reason)
+		settle(routine, e.h.Slot, e.h.label(), reason)
 	}
 	return true
 }
@@ -700,6 +795,7 @@ func (c *Client) tick() {
 	c.retryReleases(ctx, kv)
 	c.settleDead(ctx, kv)
 	c.checkDrift()
+	c.checkClash()
 	c.writeState()
 }
 
@@ -707,12 +803,12 @@ func (c *Client) tick() {
 // create, so it publishes to the key's subject with the Nats-TTL header, as Create does.
 func (c *Client) refresh(ctx context.Context) error {
 	c.mu.Lock()
-	info := deviceInfo{Device: c.opts.Device, Journal: c.journal, Epoch: c.epoch, Version: c.opts.Version,
+	info := deviceInfo{Device: c.opts.ID, Name: c.opts.Device, Journal: c.journal, Epoch: c.epoch, Version: c.opts.Version,
 		Started: c.started.UTC(), Seen: time.Now().UTC(), Last: c.last, Defs: c.defs}
 	js := c.js
 	c.mu.Unlock()
 	data, _ := json.Marshal(info)
-	_, err := js.PublishMsg(ctx, &nats.Msg{Subject: "$KV." + Bucket + "." + deviceKey(c.opts.Device), Data: data},
+	_, err := js.PublishMsg(ctx, &nats.Msg{Subject: "$KV." + Bucket + "." + deviceKey(c.opts.ID), Data: data},
 		jetstream.WithMsgTTL(c.opts.LivenessTTL))
 	return err
 }
@@ -846,13 +942,13 @@ func (c *Client) checkDrift() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := map[string][]string{}
-	for name, d := range c.devices {
-		if name == c.opts.Device || !d.alive {
+	for key, d := range c.devices {
+		if key == c.opts.ID || !d.alive {
 			continue
 		}
 		for routine, h := range d.info.Defs {
 			if mine, ok := c.defs[routine]; ok && mine != h {
-				now[routine] = append(now[routine], name)
+				now[routine] = append(now[routine], d.info.label())
 			}
 		}
 	}
@@ -864,4 +960,25 @@ func (c *Client) checkDrift() {
 		}
 	}
 	c.drift = now
+}
+
+// checkClash notes the live devices that use this device's name (clashes) and logs them once per
+// change: two devices that started at once, or while the hub could not be reached, both pass
+// Start's check. The name is only a label, so nothing runs twice or is recorded for the wrong
+// device; the histories and status lines naming it are ambiguous until one is renamed.
+func (c *Client) checkClash() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var now []string
+	for key, d := range c.devices {
+		if d.alive && c.clashes(key, d.info, c.journal) {
+			now = append(now, key)
+		}
+	}
+	sort.Strings(now)
+	if len(now) > 0 && strings.Join(now, ",") != strings.Join(c.clash, ",") {
+		c.log.Warn("another device on the hub uses this device's name: give one of them another name (device under [hub] in routines.toml)",
+			"name", c.opts.Device, "other_ids", strings.Join(now, ", "))
+	}
+	c.clash = now
 }

@@ -347,3 +347,51 @@ func TestHubHandsOverToItsProgram(t *testing.T) {
 		t.Fatalf("hub without routinely-hub: exit %d, stderr %q; want 1 naming routinely-hub and the stock nats-server", code, stderr)
 	}
 }
+
+// Two devices called the same (two machines named after their host, debian): the second daemon
+// is refused while the first is up on the hub (exit 78, naming the name and the fix), so the two
+// never share a liveness key and mark each other's runs interrupted. Each has its own id in its
+// state directory (0600); renamed, the second joins and both see two devices.
+func TestHubSecondDeviceWithTheSameNameIsRefused(t *testing.T) {
+	h := startHubProc(t, filepath.Join(t.TempDir(), "hub"), "127.0.0.1:0")
+	homeA := deviceHome(t, h, "debian", hourly)
+	homeB := deviceHome(t, h, "debian", hourly)
+	a := start(t, homeA, "daemon")
+	waitOwner(t, homeA, a.pid())
+	waitStatus(t, homeA, "connected to the hub", func(s statusOut) bool { return s.Hub != nil && s.Hub.Connected })
+
+	b := start(t, homeB, "daemon")
+	code := b.wait(ownDeadline)
+	stderr := b.stderr.String()
+	if code != 78 || !strings.Contains(stderr, `"debian"`) || !strings.Contains(stderr, "another device") || !strings.Contains(stderr, "device = ") {
+		t.Fatalf("second daemon called debian: exit %d, stderr:\n%s\nwant 78 naming the clash and how to rename", code, stderr)
+	}
+
+	ids := map[string]bool{}
+	for _, home := range []string{homeA, homeB} {
+		path := filepath.Join(home, "device-id")
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode().Perm() != 0o600 {
+			t.Fatalf("%s: %v, %v; want a 0600 file", path, fi, err)
+		}
+		data, _ := os.ReadFile(path)
+		ids[strings.TrimSpace(string(data))] = true
+	}
+	if len(ids) != 2 {
+		t.Fatalf("the two devices have ids %v, want two different ones", ids)
+	}
+
+	cfg, err := os.ReadFile(filepath.Join(homeB, "routines.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeConfig(t, homeB, strings.Replace(string(cfg), `device = "debian"`, `device = "debian-2"`, 1))
+	b = start(t, homeB, "daemon")
+	waitOwner(t, homeB, b.pid())
+	waitStatus(t, homeB, "both devices up", func(s statusOut) bool {
+		return s.Hub != nil && s.Hub.Connected && len(s.Hub.Devices) == 2 && s.Hub.Devices[0].Alive && s.Hub.Devices[1].Alive
+	})
+	for _, p := range []*proc{a, b} {
+		p.stopWith(syscall.SIGTERM)
+	}
+}
