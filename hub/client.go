@@ -134,28 +134,35 @@ type Client struct {
 	opts Options
 	log  *slog.Logger
 
-	mu        sync.Mutex
-	nc        *nats.Conn
-	js        jetstream.JetStream
-	kv        jetstream.KeyValue
-	watcher   jetstream.KeyWatcher
-	ready     bool // the watcher has delivered the keys as they were when it started
-	rewatch   bool // reconnected: start the watcher again (a new hub may have a new stream)
-	journal   string
-	epoch     uint64
-	settle    func(routine string, slot time.Time, device, reason string)
-	started   time.Time
-	devices   map[string]*seenDevice
-	runs      map[string]runEntry // routine → its run key
-	defs      map[string]string
-	last      *LastRun
-	pending   []scheduler.HubClaim // releases the hub has not taken yet
-	downSince time.Time            // zero: connected
-	downErr   error
-	drift     map[string][]string // routine → the devices that define it differently (reported)
-	clash     []string            // ids of the live devices that use this device's name (reported)
-	shown     string              // stateKey of the State last written (OnChange)
-	delivered map[string]bool     // devices the current watcher delivered before c.ready
+	mu      sync.Mutex
+	nc      *nats.Conn
+	js      jetstream.JetStream
+	kv      jetstream.KeyValue
+	watcher jetstream.KeyWatcher
+	ready   bool // the watcher has delivered the keys as they were when it started
+	rewatch bool // reconnected: start the watcher again (a new hub may have a new stream)
+	// watchSince is when the current watcher started: a device whose liveness key is missing
+	// counts as gone only once this client has watched for a whole liveness TTL (deadLocked).
+	watchSince time.Time
+	// conn counts the connections to the hub (1: the first); live is the connection on which this
+	// device's liveness key was last published (0: not yet), and liveRev that connection's first
+	// publish's revision: a claim waits for live == conn (ensureLive).
+	conn, live, liveRev uint64
+	journal             string
+	epoch               uint64
+	settle              func(routine string, slot time.Time, device, reason string)
+	started             time.Time
+	devices             map[string]*seenDevice
+	runs                map[string]runEntry // routine → its run key
+	defs                map[string]string
+	last                *LastRun
+	pending             []scheduler.HubClaim // releases the hub has not taken yet
+	downSince           time.Time            // zero: connected
+	downErr             error
+	drift               map[string][]string // routine → the devices that define it differently (reported)
+	clash               []string            // ids of the live devices that use this device's name (reported)
+	shown               string              // stateKey of the State last written (OnChange)
+	delivered           map[string]bool     // devices the current watcher delivered before c.ready
 
 	stop chan struct{}
 	done chan struct{}
@@ -195,6 +202,7 @@ func (c *Client) Start(journalID string, epoch uint64, settle func(routine strin
 	}
 	c.mu.Lock()
 	c.journal, c.epoch, c.settle, c.started = journalID, epoch, settle, time.Now()
+	c.conn, c.live = 1, 0
 	c.downSince, c.downErr = time.Now(), errors.New("connecting")
 	c.mu.Unlock()
 	nc, err := nats.Connect(c.opts.URL,
@@ -376,6 +384,23 @@ func (c *Client) noteReconnect() {
 	}
 	c.downSince, c.downErr = time.Time{}, nil
 	c.rewatch = true
+	// A new connection: this device's liveness key may have expired meanwhile, and what the old
+	// watcher showed of the others is no ground to settle anything until a new one has watched.
+	c.conn++
+	c.ready = false
+}
+
+// noteUp records that the hub answered a request (a liveness refresh) on the connection that is
+// up: a request that timed out had noted it down (unreachable), and no reconnect may follow to
+// clear that, since the connection never dropped.
+func (c *Client) noteUp() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.downSince.IsZero() || c.nc == nil || !c.nc.IsConnected() {
+		return
+	}
+	c.log.Info("hub answering again", "unreachable_for", time.Since(c.downSince).Round(time.Millisecond))
+	c.downSince, c.downErr = time.Time{}, nil
 }
 
 // unreachable returns an error wrapping scheduler.ErrHubUnreachable, with cause, and notes
@@ -415,15 +440,30 @@ func (c *Client) bucket() jetstream.KeyValue {
 	return kv
 }
 
-// ready reports whether claims can be decided now: connected, with the bucket.
+// connected returns the bucket when claims can be decided now: connected, with no request timed
+// out since the hub last answered, with the bucket. Errors: scheduler.ErrHubUnreachable, wrapped
+// with since when and why.
 func (c *Client) connected() (jetstream.KeyValue, error) {
+	c.mu.Lock()
+	nc, since, cause := c.nc, c.downSince, c.downErr
+	c.mu.Unlock()
+	if nc != nil && nc.IsConnected() && !since.IsZero() {
+		return nil, fmt.Errorf("%w since %s: %w", scheduler.ErrHubUnreachable, since.Format(time.RFC3339), cause)
+	}
+	return c.reachable()
+}
+
+// reachable returns the bucket when the connection is up, whether or not a request timed out
+// since (the loop's refresh then finds out whether the hub answers again: noteUp). Errors:
+// scheduler.ErrHubUnreachable, wrapped with since when and why.
+func (c *Client) reachable() (jetstream.KeyValue, error) {
 	c.mu.Lock()
 	nc, since, cause := c.nc, c.downSince, c.downErr
 	c.mu.Unlock()
 	if nc == nil {
 		return nil, fmt.Errorf("%w: not started", scheduler.ErrHubUnreachable)
 	}
-	if !nc.IsConnected() || !since.IsZero() {
+	if !nc.IsConnected() {
 		if cause == nil {
 			cause = errors.New(nc.Status().String())
 		}
@@ -450,21 +490,31 @@ func (c *Client) me(slot time.Time) holder {
 	return holder{Device: c.opts.ID, Name: c.opts.Device, Journal: c.journal, Epoch: c.epoch, Slot: slot.UTC(), At: time.Now().UTC()}
 }
 
-// alive reports whether device (its key, holder.Device) with journal has a live liveness key, as
-// the watcher saw it.
-// Before the watcher has delivered the keys as they were, every device counts as alive: the
-// safe side (a run is never taken from a device that may still be running it).
+// alive reports whether device (its key, holder.Device) with journal may still be running: not
+// deadLocked.
 func (c *Client) alive(device, journal string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.ready {
-		return true
-	}
-	d := c.devices[device]
-	return d != nil && d.alive && d.info.Journal == journal
+	return !c.deadLocked(device, journal, time.Now())
 }
 
-// Claim decides on the hub whether this device runs slot of routine (docs/design.md#92-the-claim):
+// deadLocked reports whether device (its key) with journal is known to have stopped answering
+// at now: its liveness key is missing (or is another journal's) in what the current watcher
+// delivered, and this client has watched for at least a whole liveness TTL. Before that every
+// device counts as alive, the safe side (a run is never taken from a device that may still be
+// running it): right after the hub came back, a key that expired while it was away says nothing,
+// since its device refreshes it only once it has reconnected, which may be after this client.
+// c.mu is held.
+func (c *Client) deadLocked(device, journal string, now time.Time) bool {
+	if !c.ready || now.Sub(c.watchSince) < c.opts.LivenessTTL {
+		return false
+	}
+	d := c.devices[device]
+	return d == nil || !d.alive || d.info.Journal != journal
+}
+
+// Claim decides on the hub whether this device runs slot of routine (docs/design.md#92-the-claim),
+// after publishing this device's liveness key if it has not been on this connection (ensureLive):
 //
 //  1. the routine's run key: created for this slot, or taken over when it is this journal's
 //     own and over (an earlier owner of this journal, or a release the hub has not taken yet);
@@ -487,7 +537,12 @@ func (c *Client) Claim(ctx context.Context, routine string, slot time.Time, keep
 	defer cancel()
 	me := c.me(slot)
 	val, _ := json.Marshal(me)
-	rev, other, err := c.takeRun(ctx, kv, routine, me, val)
+	err = c.ensureLive(ctx)
+	var rev uint64
+	var other *holder
+	if err == nil {
+		rev, other, err = c.takeRun(ctx, kv, routine, me, val)
+	}
 	if err != nil {
 		if ctx.Err() != nil && context.Cause(ctx) != context.DeadlineExceeded {
 			return out, err
@@ -777,7 +832,7 @@ func (c *Client) loop(stop <-chan struct{}) {
 
 // tick is one pass of the loop.
 func (c *Client) tick() {
-	kv, err := c.connected()
+	kv, err := c.reachable()
 	if err != nil {
 		c.writeState()
 		return
@@ -805,12 +860,45 @@ func (c *Client) refresh(ctx context.Context) error {
 	c.mu.Lock()
 	info := deviceInfo{Device: c.opts.ID, Name: c.opts.Device, Journal: c.journal, Epoch: c.epoch, Version: c.opts.Version,
 		Started: c.started.UTC(), Seen: time.Now().UTC(), Last: c.last, Defs: c.defs}
-	js := c.js
+	js, conn := c.js, c.conn
 	c.mu.Unlock()
 	data, _ := json.Marshal(info)
-	_, err := js.PublishMsg(ctx, &nats.Msg{Subject: "$KV." + Bucket + "." + deviceKey(c.opts.ID), Data: data},
+	ack, err := js.PublishMsg(ctx, &nats.Msg{Subject: "$KV." + Bucket + "." + deviceKey(c.opts.ID), Data: data},
 		jetstream.WithMsgTTL(c.opts.LivenessTTL))
-	return err
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	if c.conn == conn && c.live != conn {
+		c.live, c.liveRev = conn, ack.Sequence
+	}
+	c.mu.Unlock()
+	c.noteUp()
+	return nil
+}
+
+// ensureLive publishes this device's liveness key unless it was published on the current
+// connection already. A claim comes after it: after the hub was away, this device's key may have
+// expired, and a run key of this device with no liveness key beside it is what another device
+// settles as a dead device's run (docs/design.md#93-liveness-and-who-records-interrupted).
+// Errors: the hub's, unwrapped; one saying the connection changed meanwhile.
+func (c *Client) ensureLive(ctx context.Context) error {
+	c.mu.Lock()
+	done := c.live == c.conn
+	c.mu.Unlock()
+	if done {
+		return nil
+	}
+	if err := c.refresh(ctx); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	done = c.live == c.conn
+	c.mu.Unlock()
+	if !done {
+		return errors.New("reconnected while publishing this device's liveness key")
+	}
+	return nil
 }
 
 // ensureWatch starts the watcher of device.* and run.* keys, again after a reconnect.
@@ -834,7 +922,7 @@ func (c *Client) ensureWatch(kv jetstream.KeyValue) {
 		c.rewatch = true
 		return
 	}
-	c.watcher = nw
+	c.watcher, c.watchSince = nw, time.Now()
 	c.runs = map[string]runEntry{}
 	// The devices keep their last known liveness until the watcher has delivered the keys as
 	// they are (apply): hub.json, the drift check and the desktop then do not show every other
@@ -908,6 +996,7 @@ func (c *Client) apply(e jetstream.KeyValueEntry) {
 // settleDead settles the run keys of devices whose liveness key has expired, and lets go of
 // this journal's own run keys left by its earlier owners (their runs were ended locally).
 func (c *Client) settleDead(ctx context.Context, kv jetstream.KeyValue) {
+	now := time.Now()
 	c.mu.Lock()
 	if !c.ready {
 		c.mu.Unlock()
@@ -920,10 +1009,8 @@ func (c *Client) settleDead(ctx context.Context, kv jetstream.KeyValue) {
 		case e.h.Journal == c.journal && e.h.Epoch < c.epoch:
 			stale = append(stale, routine)
 		case e.h.Journal == c.journal:
-		default:
-			if d := c.devices[e.h.Device]; d == nil || !d.alive || d.info.Journal != e.h.Journal {
-				dead = append(dead, routine)
-			}
+		case c.deadLocked(e.h.Device, e.h.Journal, now):
+			dead = append(dead, routine)
 		}
 		entries[routine] = e
 	}

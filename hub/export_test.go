@@ -13,3 +13,14 @@ func (c *Client) Crash() {
 	}
 	nc.Close()
 }
+
+// LivenessRev returns the revision of this device's first liveness key published on its current
+// connection to the hub, 0 before there is one.
+func (c *Client) LivenessRev() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.live != c.conn {
+		return 0
+	}
+	return c.liveRev
+}

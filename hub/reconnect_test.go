@@ -1,0 +1,187 @@
+package hub_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/routinely/routinely/hub"
+	"github.com/routinely/routinely/hub/hubserver"
+	"github.com/routinely/routinely/scheduler"
+)
+
+// restart stops s and, once the device d no longer reaches it and down has passed (the devices'
+// liveness keys expire meanwhile), starts a hub on the same store and address.
+func restart(t *testing.T, s *hubserver.Server, store string, d *device, down time.Duration) *hubserver.Server {
+	t.Helper()
+	listen := s.URL[len("nats://"):]
+	s.Shutdown()
+	stopped := time.Now()
+	eventually(t, 5*time.Second, d.Device()+" to notice the hub is gone", func() bool {
+		_, err := d.Claim(context.Background(), "probe", slot0, time.Hour)
+		return errors.Is(err, scheduler.ErrHubUnreachable)
+	})
+	time.Sleep(time.Until(stopped.Add(down)))
+	return startHub(t, store, listen)
+}
+
+// After the hub restarts, having been away longer than the liveness TTL, a device's first claim
+// comes after its liveness key is back (the key's revision is lower than the claimed run key's),
+// so no other device settles that live run as interrupted; three restarts in a row.
+func TestAfterAHubRestartLivenessComesBeforeAnyClaim(t *testing.T) {
+	store := newStore(t)
+	s := startHub(t, store, "127.0.0.1:0")
+	laptop := join(t, s, "laptop", "j-laptop", 1, "")
+	desktop := join(t, s, "desktop", "j-desktop", 1, "")
+	for round := range 3 {
+		s = restart(t, s, store, laptop, 3*time.Second)
+		slot := slot0.Add(time.Duration(round) * time.Minute)
+		// The claim of a catch-up, as soon as the laptop is back on the hub.
+		var won scheduler.HubClaim
+		deadline := time.Now().Add(15 * time.Second)
+		for {
+			c, err := laptop.Claim(context.Background(), "backup", slot, time.Hour)
+			if err == nil {
+				won = c
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: the laptop did not claim within 15 s of the restart: %v", round, err)
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		if won.Verdict != scheduler.HubWon {
+			t.Fatalf("round %d: claim %+v", round, won)
+		}
+		if live := laptop.LivenessRev(); live == 0 || live >= won.Rev {
+			t.Fatalf("round %d: the laptop's liveness key put at revision %d, its run key claimed at %d: want the liveness first", round, live, won.Rev)
+		}
+		time.Sleep(3 * time.Second) // over the 2 s TTL: a settle would have come
+		if got := desktop.settledRuns(); len(got) != 0 {
+			t.Fatalf("round %d: the desktop settled %v, a run the laptop is still running", round, got)
+		}
+		if got := claim(t, desktop, "backup", slot.Add(30*time.Second)); got.Verdict != scheduler.HubBusy {
+			t.Fatalf("round %d: the desktop's claim while the laptop runs: %+v, want busy", round, got)
+		}
+		laptop.Release(won, "success")
+	}
+	s.Shutdown()
+}
+
+// ghost is a device driven by hand through its own NATS connection: its liveness key and its run.
+type ghost struct {
+	t  *testing.T
+	nc *nats.Conn
+	js jetstream.JetStream
+	kv jetstream.KeyValue
+}
+
+func newGhost(t *testing.T, s *hubserver.Server) *ghost {
+	t.Helper()
+	nc, err := nats.Connect(s.URL, nats.Token(s.Token))
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv, err := js.KeyValue(context.Background(), hub.Bucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	return &ghost{t: t, nc: nc, js: js, kv: kv}
+}
+
+// live publishes the ghost's liveness key with ttl, as a device's loop does.
+func (g *ghost) live(ttl time.Duration) {
+	g.t.Helper()
+	_, err := g.js.PublishMsg(context.Background(), &nats.Msg{Subject: "$KV." + hub.Bucket + ".device.id-ghost",
+		Data: []byte(`{"device":"id-ghost","name":"ghost","journal":"j-ghost","epoch":1}`)}, jetstream.WithMsgTTL(ttl))
+	if err != nil {
+		g.t.Fatal(err)
+	}
+}
+
+// A device whose run outlives a hub restart, and whose liveness key expired while the hub was
+// away, gets a whole liveness TTL after another device sees the hub again to publish the key
+// again: that device does not settle the run as interrupted meanwhile. A device that does not
+// come back is settled once that TTL has passed.
+func TestAfterAHubRestartADeviceGetsATTLToComeBack(t *testing.T) {
+	const ttl = 3 * time.Second
+	store := newStore(t)
+	s := startHub(t, store, "127.0.0.1:0")
+	desktop := &device{}
+	desktop.Client = hub.New(hub.Options{URL: s.URL, Token: s.Token, ID: "id-desktop", Device: "desktop", LivenessTTL: ttl,
+		PID: os.Getpid(), Logger: quiet(t)})
+	if err := desktop.Start("j-desktop", 1, func(routine string, slot time.Time, device, reason string) {
+		desktop.mu.Lock()
+		desktop.settled = append(desktop.settled, fmt.Sprintf("%s@%s on %s", routine, slot.UTC().Format(time.RFC3339), device))
+		desktop.mu.Unlock()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	defer desktop.Stop()
+
+	g := newGhost(t, s)
+	g.live(ttl)
+	run, _ := json.Marshal(map[string]any{"device": "id-ghost", "name": "ghost", "journal": "j-ghost", "epoch": 1, "slot": slot0})
+	if _, err := g.kv.Put(context.Background(), "run.backup", run); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, "the desktop to see the ghost's run", func() bool {
+		c, err := desktop.Claim(context.Background(), "backup", slot0.Add(time.Minute), time.Hour)
+		return err == nil && c.Verdict == scheduler.HubBusy && c.Device == "ghost"
+	})
+	g.nc.Close()
+
+	s = restart(t, s, store, desktop, ttl+time.Second)
+	defer s.Shutdown()
+	eventually(t, 15*time.Second, "the desktop to be back on the hub", func() bool {
+		_, err := desktop.Claim(context.Background(), "probe", slot0, time.Hour)
+		return err == nil
+	})
+	back := time.Now()
+	// The ghost reconnects slower than the desktop: within the TTL, but well after the desktop's
+	// watcher has delivered the hub's keys, its key not among them.
+	time.Sleep(2200 * time.Millisecond)
+	g = newGhost(t, s)
+	stop := make(chan struct{})
+	refreshed := make(chan struct{})
+	go func() {
+		defer close(refreshed)
+		for {
+			g.live(ttl)
+			select {
+			case <-stop:
+				return
+			case <-time.After(ttl / 4):
+			}
+		}
+	}()
+	time.Sleep(time.Until(back.Add(2 * ttl)))
+	if got := desktop.settledRuns(); len(got) != 0 {
+		close(stop)
+		<-refreshed
+		t.Fatalf("the desktop settled %v within a TTL of seeing the hub again: the ghost was coming back", got)
+	}
+	if c := claim(t, desktop, "backup", slot0.Add(time.Minute)); c.Verdict != scheduler.HubBusy {
+		t.Fatalf("the desktop's claim while the ghost runs: %+v, want busy", c)
+	}
+
+	// The ghost stops for good: its run is settled once its key expires.
+	close(stop)
+	<-refreshed
+	eventually(t, 2*ttl, "the ghost's run to be settled", func() bool { return len(desktop.settledRuns()) > 0 })
+	if got, want := desktop.settledRuns(), "backup@2026-12-01T08:30:00Z on ghost"; len(got) != 1 || got[0] != want {
+		t.Fatalf("settled %v, want [%s]", got, want)
+	}
+}
