@@ -115,6 +115,12 @@ type anchorInfo struct {
 	Anchor time.Time     `json:"anchor"`
 }
 
+// anchorEntry is an anchor.* key as the watcher last saw it.
+type anchorEntry struct {
+	info anchorInfo
+	rev  uint64
+}
+
 // runEntry is a run.* key as the watcher last saw it.
 type runEntry struct {
 	h   holder
@@ -151,6 +157,9 @@ type Client struct {
 	journal             string
 	epoch               uint64
 	settle              func(routine string, slot time.Time, device, reason string)
+	move                func(routine string, a scheduler.Anchor)
+	armed               map[string]scheduler.Anchor // the grids this device armed (Publish)
+	anchors             map[string]anchorEntry      // the anchor keys as the watcher saw them
 	started             time.Time
 	devices             map[string]*seenDevice
 	runs                map[string]runEntry // routine → its run key
@@ -179,7 +188,7 @@ func New(opts Options) *Client {
 		opts.LivenessTTL = 5 * time.Second
 	}
 	return &Client{opts: opts, log: opts.Logger.With("hub", opts.URL, "device", opts.Device, "device_id", opts.ID),
-		devices: map[string]*seenDevice{}, runs: map[string]runEntry{}, defs: map[string]string{},
+		devices: map[string]*seenDevice{}, runs: map[string]runEntry{}, defs: map[string]string{}, anchors: map[string]anchorEntry{},
 		drift: map[string][]string{}, delivered: map[string]bool{}}
 }
 
@@ -196,12 +205,12 @@ func (c *Client) LocalWhenOffline() bool { return c.opts.OfflineLocal }
 // runs of devices that stopped answering. Errors: Options.ID empty; a URL or option the NATS
 // client refuses, wrapped; ErrNameTaken (wrapped, saying which device and what to do) when a live
 // device of another id and journal has this device's name: nothing is left running then.
-func (c *Client) Start(journalID string, epoch uint64, settle func(routine string, slot time.Time, device, reason string)) error {
+func (c *Client) Start(journalID string, epoch uint64, settle func(routine string, slot time.Time, device, reason string), move func(routine string, a scheduler.Anchor)) error {
 	if c.opts.ID == "" {
 		return errors.New("hub: no device id")
 	}
 	c.mu.Lock()
-	c.journal, c.epoch, c.settle, c.started = journalID, epoch, settle, time.Now()
+	c.journal, c.epoch, c.settle, c.move, c.started = journalID, epoch, settle, move, time.Now()
 	c.conn, c.live = 1, 0
 	c.downSince, c.downErr = time.Now(), errors.New("connecting")
 	c.mu.Unlock()
@@ -726,11 +735,14 @@ func (c *Client) settleRun(ctx context.Context, kv jetstream.KeyValue, routine s
 	return true
 }
 
-// Anchors returns the every-grid anchor shared for each routine of every: the hub's when it
-// has one for the same interval; otherwise now truncated to the second, which this device then
-// stores (created, or replacing the anchor of another interval: the first device to arm a new
-// interval sets its grid). Routines the hub did not answer for are left out.
-func (c *Client) Anchors(ctx context.Context, every map[string]time.Duration, now time.Time) map[string]time.Time {
+// Anchors returns the every-grid anchor shared for each routine of every
+// (docs/design.md#96-shared-every-anchor-and-config-drift): the hub's when it has one for the
+// same interval and this device's own (local, from its journal) is not an earlier other grid;
+// otherwise this device's own, or now truncated to the second without one, which the hub then
+// keeps (created when it has none, as after a wiped store; replacing the anchor of another
+// interval, as the first device to arm a new interval sets its grid; replacing a later other
+// grid, since the earliest one is kept). Routines the hub did not answer for are left out.
+func (c *Client) Anchors(ctx context.Context, every map[string]time.Duration, local map[string]time.Time, now time.Time) map[string]time.Time {
 	out := map[string]time.Time{}
 	kv, err := c.connected()
 	if err != nil {
@@ -743,7 +755,7 @@ func (c *Client) Anchors(ctx context.Context, every map[string]time.Duration, no
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		if a, err := c.anchor(ctx, kv, name, every[name], now.Truncate(time.Second)); err == nil {
+		if a, err := c.anchor(ctx, kv, name, every[name], local[name], now.Truncate(time.Second)); err == nil {
 			out[name] = a
 		} else {
 			c.log.Warn("shared anchor", "routine", name, "err", err)
@@ -752,15 +764,28 @@ func (c *Client) Anchors(ctx context.Context, every map[string]time.Duration, no
 	return out
 }
 
-func (c *Client) anchor(ctx context.Context, kv jetstream.KeyValue, name string, every time.Duration, now time.Time) (time.Time, error) {
+// sameGrid reports whether anchors a and b of interval every give the same slots (after both).
+func sameGrid(a, b time.Time, every time.Duration) bool {
+	return every > 0 && a.Sub(b)%every == 0
+}
+
+// anchor is Anchors for one routine: local is this device's anchor for every (zero: none).
+func (c *Client) anchor(ctx context.Context, kv jetstream.KeyValue, name string, every time.Duration, local, now time.Time) (time.Time, error) {
 	key := anchorKey(name)
-	mine, _ := json.Marshal(anchorInfo{Every: every, Anchor: now.UTC()})
+	own := now
+	if !local.IsZero() {
+		own = local
+	}
+	mine, _ := json.Marshal(anchorInfo{Every: every, Anchor: own.UTC()})
 	for attempt := 0; attempt < 4; attempt++ {
 		e, err := kv.Get(ctx, key)
 		switch {
 		case errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted):
 			if _, err := kv.Create(ctx, key, mine); err == nil {
-				return now, nil
+				if !local.IsZero() {
+					c.log.Warn("the hub had no grid for this every-routine (a wiped store?): it has this device's again", "routine", name, "anchor", own)
+				}
+				return own, nil
 			} else if !errors.Is(err, jetstream.ErrKeyExists) {
 				return time.Time{}, err
 			}
@@ -770,10 +795,19 @@ func (c *Client) anchor(ctx context.Context, kv jetstream.KeyValue, name string,
 		}
 		var a anchorInfo
 		if json.Unmarshal(e.Value(), &a) == nil && a.Every == every && !a.Anchor.IsZero() {
-			return a.Anchor, nil
+			if local.IsZero() || sameGrid(a.Anchor, local, every) {
+				return a.Anchor, nil
+			}
+			if a.Anchor.Before(local) {
+				c.log.Warn("every-routine grid drift: the hub has an earlier grid than this device armed; this device moves to it",
+					"routine", name, "hub", a.Anchor, "here", local)
+				return a.Anchor, nil
+			}
+			c.log.Warn("every-routine grid drift: another device armed a later grid than this device's; the hub takes this device's, the earliest",
+				"routine", name, "hub", a.Anchor, "here", local)
 		}
 		if _, err := kv.Update(ctx, key, mine, e.Revision()); err == nil {
-			return now, nil
+			return own, nil
 		} else if !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
 			return time.Time{}, err
 		}
@@ -782,11 +816,60 @@ func (c *Client) anchor(ctx context.Context, kv jetstream.KeyValue, name string,
 }
 
 // Publish sets the definition hashes this device reports (sent with its next liveness
-// refresh).
-func (c *Client) Publish(defs map[string]string) {
+// refresh) and the grids it armed, which the loop keeps on the hub (keepAnchors).
+func (c *Client) Publish(defs map[string]string, armed map[string]scheduler.Anchor) {
 	c.mu.Lock()
-	c.defs = defs
+	c.defs, c.armed = defs, armed
 	c.mu.Unlock()
+}
+
+// keepAnchors keeps on the hub the grid this device armed for each shared `every` routine, once
+// the watcher has delivered the anchor keys as they are: one the hub lost (a wiped store) is
+// published again from this device's; one that is another grid of the same interval (a device
+// armed while the hub had none) is drift, warned here, and the earliest grid is kept: the hub
+// takes this device's when it is earlier, else this device moves to the hub's (the move
+// callback). An interval that differs is a definition that differs (checkDrift), left alone.
+func (c *Client) keepAnchors(ctx context.Context, kv jetstream.KeyValue) {
+	type job struct {
+		name string
+		mine scheduler.Anchor
+		hub  *anchorEntry
+	}
+	c.mu.Lock()
+	if !c.ready {
+		c.mu.Unlock()
+		return
+	}
+	var jobs []job
+	for name, mine := range c.armed {
+		j := job{name: name, mine: mine}
+		if h, ok := c.anchors[name]; ok {
+			j.hub = &h
+		}
+		jobs = append(jobs, j)
+	}
+	move := c.move
+	c.mu.Unlock()
+	for _, j := range jobs {
+		mine, _ := json.Marshal(anchorInfo{Every: j.mine.Every, Anchor: j.mine.At.UTC()})
+		switch {
+		case j.hub == nil:
+			if _, err := kv.Create(ctx, anchorKey(j.name), mine); err == nil {
+				c.log.Warn("the hub had no grid for this every-routine (a wiped store?): it has this device's again", "routine", j.name, "anchor", j.mine.At)
+			}
+		case j.hub.info.Every != j.mine.Every || sameGrid(j.hub.info.Anchor, j.mine.At, j.mine.Every):
+		case j.hub.info.Anchor.Before(j.mine.At):
+			c.log.Warn("every-routine grid drift: the hub has an earlier grid than this device armed; this device moves to it",
+				"routine", j.name, "hub", j.hub.info.Anchor, "here", j.mine.At)
+			if move != nil {
+				move(j.name, scheduler.Anchor{Every: j.mine.Every, At: j.hub.info.Anchor})
+			}
+		default:
+			c.log.Warn("every-routine grid drift: another device armed a later grid than this device's; the hub takes this device's, the earliest",
+				"routine", j.name, "hub", j.hub.info.Anchor, "here", j.mine.At)
+			_, _ = kv.Update(ctx, anchorKey(j.name), mine, j.hub.rev)
+		}
+	}
 }
 
 // loop refreshes the liveness key every quarter of its TTL, keeps the watcher of the other
@@ -849,6 +932,7 @@ func (c *Client) tick() {
 	c.drainWatch()
 	c.retryReleases(ctx, kv)
 	c.settleDead(ctx, kv)
+	c.keepAnchors(ctx, kv)
 	c.checkDrift()
 	c.checkClash()
 	c.writeState()
@@ -901,7 +985,7 @@ func (c *Client) ensureLive(ctx context.Context) error {
 	return nil
 }
 
-// ensureWatch starts the watcher of device.* and run.* keys, again after a reconnect.
+// ensureWatch starts the watcher of device.*, run.* and anchor.* keys, again after a reconnect.
 func (c *Client) ensureWatch(kv jetstream.KeyValue) {
 	c.mu.Lock()
 	w, re := c.watcher, c.rewatch
@@ -913,7 +997,7 @@ func (c *Client) ensureWatch(kv jetstream.KeyValue) {
 	if w != nil {
 		_ = w.Stop()
 	}
-	nw, err := kv.WatchFiltered(context.Background(), []string{"device.*", "run.*"})
+	nw, err := kv.WatchFiltered(context.Background(), []string{"device.*", "run.*", "anchor.*"})
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.watcher, c.ready = nil, false
@@ -924,6 +1008,7 @@ func (c *Client) ensureWatch(kv jetstream.KeyValue) {
 	}
 	c.watcher, c.watchSince = nw, time.Now()
 	c.runs = map[string]runEntry{}
+	c.anchors = map[string]anchorEntry{}
 	// The devices keep their last known liveness until the watcher has delivered the keys as
 	// they are (apply): hub.json, the drift check and the desktop then do not show every other
 	// device gone for a tick after each reconnect. Decisions on liveness wait for c.ready anyway.
@@ -981,6 +1066,13 @@ func (c *Client) apply(e jetstream.KeyValueEntry) {
 		if !gone {
 			_ = json.Unmarshal(e.Value(), &d.info)
 		}
+	case "anchor":
+		var a anchorInfo
+		if gone || json.Unmarshal(e.Value(), &a) != nil {
+			delete(c.anchors, name)
+			return
+		}
+		c.anchors[name] = anchorEntry{info: a, rev: e.Revision()}
 	case "run":
 		if gone {
 			delete(c.runs, name)

@@ -54,7 +54,7 @@ func startHubB(b *testing.B) *hubserver.Server {
 func joinB(b *testing.B, url, token string) *hub.Client {
 	c := hub.New(hub.Options{URL: url, Token: token, ID: "id-bench", Device: "bench", LivenessTTL: 5 * time.Second,
 		Logger: slog.New(slog.NewTextHandler(discard{}, nil))})
-	if err := c.Start("j-bench", 1, nil); err != nil {
+	if err := c.Start("j-bench", 1, nil, nil); err != nil {
 		b.Fatal(err)
 	}
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
@@ -71,6 +71,13 @@ type device struct {
 	*hub.Client
 	mu      sync.Mutex
 	settled []string
+	moved   []string // routine@anchor of each move the client asked for
+}
+
+func (d *device) moves() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]string(nil), d.moved...)
 }
 
 func (d *device) settledRuns() []string {
@@ -89,6 +96,10 @@ func join(t *testing.T, s *hubserver.Server, name, journal string, epoch uint64,
 	err := d.Start(journal, epoch, func(routine string, slot time.Time, device, reason string) {
 		d.mu.Lock()
 		d.settled = append(d.settled, routine+"@"+slot.UTC().Format(time.RFC3339)+" on "+device)
+		d.mu.Unlock()
+	}, func(routine string, a scheduler.Anchor) {
+		d.mu.Lock()
+		d.moved = append(d.moved, routine+"@"+a.At.UTC().Format(time.RFC3339))
 		d.mu.Unlock()
 	})
 	if err != nil {
@@ -290,14 +301,14 @@ func TestSharedAnchor(t *testing.T) {
 	b := join(t, s, "desktop", "j-desktop", 1, "")
 	t1 := time.Date(2026, 12, 1, 8, 0, 17, 400, time.UTC)
 	t2 := t1.Add(42 * time.Second)
-	got := a.Anchors(context.Background(), map[string]time.Duration{"tick": time.Minute}, t1)
+	got := a.Anchors(context.Background(), map[string]time.Duration{"tick": time.Minute}, nil, t1)
 	if want := t1.Truncate(time.Second); !got["tick"].Equal(want) {
 		t.Fatalf("first anchor %v, want %v", got["tick"], want)
 	}
-	if got := b.Anchors(context.Background(), map[string]time.Duration{"tick": time.Minute}, t2); !got["tick"].Equal(t1.Truncate(time.Second)) {
+	if got := b.Anchors(context.Background(), map[string]time.Duration{"tick": time.Minute}, nil, t2); !got["tick"].Equal(t1.Truncate(time.Second)) {
 		t.Fatalf("second device's anchor %v, want the first's %v", got["tick"], t1.Truncate(time.Second))
 	}
-	if got := b.Anchors(context.Background(), map[string]time.Duration{"tick": 2 * time.Minute}, t2); !got["tick"].Equal(t2.Truncate(time.Second)) {
+	if got := b.Anchors(context.Background(), map[string]time.Duration{"tick": 2 * time.Minute}, nil, t2); !got["tick"].Equal(t2.Truncate(time.Second)) {
 		t.Fatalf("anchor of a new interval %v, want %v", got["tick"], t2.Truncate(time.Second))
 	}
 }
@@ -310,8 +321,8 @@ func TestDefinitionDriftIsReportedOnBoth(t *testing.T) {
 	dirA, dirB := t.TempDir(), t.TempDir()
 	a := join(t, s, "laptop", "j-laptop", 1, dirA)
 	b := join(t, s, "desktop", "j-desktop", 1, dirB)
-	a.Publish(map[string]string{"briefing": "h1", "backup": "same"})
-	b.Publish(map[string]string{"briefing": "h2", "backup": "same"})
+	a.Publish(map[string]string{"briefing": "h1", "backup": "same"}, nil)
+	b.Publish(map[string]string{"briefing": "h2", "backup": "same"}, nil)
 	for _, c := range []struct {
 		dir, other string
 	}{{dirA, "desktop"}, {dirB, "laptop"}} {
@@ -392,7 +403,7 @@ func startTold(t *testing.T, s *hubserver.Server, device string, ttl time.Durati
 			told.seen = append(told.seen, st)
 			told.mu.Unlock()
 		}})
-	if err := c.Start("j-"+device, 1, nil); err != nil {
+	if err := c.Start("j-"+device, 1, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Stop)
@@ -443,7 +454,7 @@ func TestAReconnectDoesNotShowLiveDevicesGone(t *testing.T) {
 	listen := s.URL[len("nats://"):]
 	// The desktop's liveness key outlives the restart by far.
 	desktop := hub.New(hub.Options{URL: s.URL, Token: s.Token, ID: "id-desktop", Device: "desktop", LivenessTTL: time.Minute, Logger: quiet(t)})
-	if err := desktop.Start("j-desktop", 1, nil); err != nil {
+	if err := desktop.Start("j-desktop", 1, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	defer desktop.Stop()
@@ -560,7 +571,7 @@ func TestASecondDeviceWithALiveNameIsRefused(t *testing.T) {
 	defer s.Shutdown()
 	join(t, s, "debian", "j-first", 1, "")
 	second := hub.New(hub.Options{URL: s.URL, Token: s.Token, ID: "id-second", Device: "debian", LivenessTTL: 2 * time.Second, Logger: quiet(t)})
-	err := second.Start("j-second", 1, nil)
+	err := second.Start("j-second", 1, nil, nil)
 	if !errors.Is(err, hub.ErrNameTaken) || !strings.Contains(err.Error(), `"debian"`) || !strings.Contains(err.Error(), "[hub]") {
 		t.Fatalf("second device called debian: %v; want ErrNameTaken naming it and [hub]", err)
 	}

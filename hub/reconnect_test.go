@@ -126,7 +126,7 @@ func TestAfterAHubRestartADeviceGetsATTLToComeBack(t *testing.T) {
 		desktop.mu.Lock()
 		desktop.settled = append(desktop.settled, fmt.Sprintf("%s@%s on %s", routine, slot.UTC().Format(time.RFC3339), device))
 		desktop.mu.Unlock()
-	}); err != nil {
+	}, nil); err != nil {
 		t.Fatal(err)
 	}
 	defer desktop.Stop()
