@@ -1039,10 +1039,16 @@ func (c *Client) drainWatch() {
 	}
 }
 
-// apply records one watched entry (nil: the keys as they were have all been delivered).
+// apply records one watched entry (nil: the keys as they were have all been delivered). Entries
+// are dropped while a new watcher is due (rewatch): they come from the watcher of an earlier
+// connection, whose end of first delivery must not make this client ready, and the new one
+// delivers every key again.
 func (c *Client) apply(e jetstream.KeyValueEntry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.rewatch {
+		return
+	}
 	if e == nil {
 		for name, d := range c.devices {
 			if !c.delivered[name] {
