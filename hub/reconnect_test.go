@@ -185,3 +185,75 @@ func TestAfterAHubRestartADeviceGetsATTLToComeBack(t *testing.T) {
 		t.Fatalf("settled %v, want [%s]", got, want)
 	}
 }
+
+// olderDevice drives, through g, a device of a version before ids: its liveness key is
+// device.<name>, and its run's holder names it by name. It refreshes every ttl/4 until stop.
+func olderDevice(t *testing.T, g *ghost, name string, ttl time.Duration, stop <-chan struct{}) <-chan struct{} {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			_, err := g.js.PublishMsg(context.Background(), &nats.Msg{Subject: "$KV." + hub.Bucket + ".device." + name,
+				Data: []byte(`{"device":"` + name + `","journal":"j-` + name + `","epoch":1,"version":"old"}`)}, jetstream.WithMsgTTL(ttl))
+			if err != nil {
+				t.Errorf("older device's liveness: %v", err)
+				return
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(ttl / 4):
+			}
+		}
+	}()
+	return done
+}
+
+// A device of the version before ids (keyed by its name) on the same hub: its live run is seen
+// as live, not settled (both versions look a run's device up under the key its holder names);
+// a device of this version taking its name is refused, unless it has its journal (the same
+// device, upgraded); once it stops answering, its run is settled as before.
+func TestAnOlderDeviceKeyedByNameIsSeenAlive(t *testing.T) {
+	s := startHub(t, newStore(t), "127.0.0.1:0")
+	defer s.Shutdown()
+	g := newGhost(t, s)
+	stop := make(chan struct{})
+	done := olderDevice(t, g, "oldbox", 2*time.Second, stop)
+	run, _ := json.Marshal(map[string]any{"device": "oldbox", "journal": "j-oldbox", "epoch": 1, "slot": slot0})
+	if _, err := g.kv.Put(context.Background(), "run.backup", run); err != nil {
+		t.Fatal(err)
+	}
+	desktop := join(t, s, "desktop", "j-desktop", 1, "")
+	time.Sleep(3 * time.Second) // over the 2 s TTL, watched from the start
+	if got := desktop.settledRuns(); len(got) != 0 {
+		t.Fatalf("settled %v: the older device is alive", got)
+	}
+	if c := claim(t, desktop, "backup", slot0.Add(time.Minute)); c.Verdict != scheduler.HubBusy || c.Device != "oldbox" {
+		t.Fatalf("claim while the older device runs: %+v, want busy on oldbox", c)
+	}
+
+	other := hub.New(hub.Options{URL: s.URL, Token: s.Token, ID: "id-new", Device: "oldbox", LivenessTTL: 2 * time.Second, Logger: quiet(t)})
+	if err := other.Start("j-new", 1, nil, nil); !errors.Is(err, hub.ErrNameTaken) {
+		t.Fatalf("another device called oldbox: %v, want ErrNameTaken", err)
+	}
+
+	close(stop)
+	<-done
+	eventually(t, 10*time.Second, "the older device's run to be settled", func() bool { return len(desktop.settledRuns()) > 0 })
+	if got, want := desktop.settledRuns(), "backup@2026-12-01T08:30:00Z on oldbox"; len(got) != 1 || got[0] != want {
+		t.Fatalf("settled %v, want [%s]", got, want)
+	}
+
+	// An older device killed and started again upgraded, within its key's TTL: its own journal,
+	// so no clash.
+	stop = make(chan struct{})
+	done = olderDevice(t, g, "attic", 2*time.Second, stop)
+	close(stop)
+	<-done
+	upgraded := hub.New(hub.Options{URL: s.URL, Token: s.Token, ID: "id-attic", Device: "attic", LivenessTTL: 2 * time.Second, Logger: quiet(t)})
+	if err := upgraded.Start("j-attic", 2, nil, nil); err != nil {
+		t.Fatalf("the older device itself, upgraded: %v", err)
+	}
+	upgraded.Stop()
+}
