@@ -1,5 +1,7 @@
 package hub
 
+import "context"
+
 // Crash ends the client as a killed process would: the connection drops, nothing is deleted
 // or released, so its liveness key lives until its TTL runs out.
 func (c *Client) Crash() {
@@ -23,4 +25,9 @@ func (c *Client) LivenessRev() uint64 {
 		return 0
 	}
 	return c.liveRev
+}
+
+// NoteTimeout notes the hub unreachable as a request that timed out does, the connection up.
+func (c *Client) NoteTimeout() {
+	_ = c.unreachable(context.DeadlineExceeded)
 }

@@ -257,3 +257,22 @@ func TestAnOlderDeviceKeyedByNameIsSeenAlive(t *testing.T) {
 	}
 	upgraded.Stop()
 }
+
+// A request that timed out marks the hub unreachable (claims fail at once), and the hub answering
+// the next liveness refresh clears it, although the connection never dropped: a refresh that
+// timed out across a hub restart is noted after the reconnect, which had cleared the earlier
+// note, and left the device refusing every claim until the next reconnect.
+func TestATimedOutRequestIsClearedWhenTheHubAnswers(t *testing.T) {
+	s := startHub(t, newStore(t), "127.0.0.1:0")
+	defer s.Shutdown()
+	laptop := join(t, s, "laptop", "j-laptop", 1, "")
+	claim(t, laptop, "warm-up", slot0)
+	laptop.NoteTimeout()
+	if _, err := laptop.Claim(context.Background(), "backup", slot0, time.Hour); !errors.Is(err, scheduler.ErrHubUnreachable) {
+		t.Fatalf("claim right after a timeout: %v, want ErrHubUnreachable", err)
+	}
+	eventually(t, 5*time.Second, "claims to be decided again", func() bool {
+		_, err := laptop.Claim(context.Background(), "backup", slot0, time.Hour)
+		return err == nil
+	})
+}
