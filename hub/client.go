@@ -51,8 +51,11 @@ type Options struct {
 	// RootCAs, if set, are the certificates the hub's TLS certificate must chain to ([hub]
 	// ca_file); the connection then must use TLS. nil: TLS only for a tls:// URL or a hub that
 	// requires it, verified against the system's roots.
-	RootCAs      *x509.CertPool
-	Device       string        // this device's name (config.Hub.Device)
+	RootCAs *x509.CertPool
+	// ID is this device's id on the hub (LoadID): its liveness key is device.<ID>, and its claims
+	// and runs name it. Required.
+	ID           string
+	Device       string        // this device's name (config.Hub.Device): a label
 	LivenessTTL  time.Duration // config.Hub.LivenessTTL
 	OfflineLocal bool          // [hub] offline = "local"
 	Version      string        // reported to the other devices
@@ -69,13 +72,23 @@ type Options struct {
 }
 
 // holder is the value of a claim.* or run.* key: which device, journal and owner epoch holds it,
-// for which slot.
+// for which slot. Device is the device's key on the hub (its liveness key is device.<Device>):
+// its id, or the name of a device running a version before ids, which keyed it by name.
 type holder struct {
 	Device  string    `json:"device"`
+	Name    string    `json:"name,omitempty"` // the device's name; "" from a version before ids
 	Journal string    `json:"journal"`
 	Epoch   uint64    `json:"epoch"`
 	Slot    time.Time `json:"slot"`
 	At      time.Time `json:"at"`
+}
+
+// label is the holder's device as people know it: its name.
+func (h holder) label() string {
+	if h.Name != "" {
+		return h.Name
+	}
+	return h.Device
 }
 
 // LastRun is the last run a device reported.
@@ -85,9 +98,10 @@ type LastRun struct {
 	Outcome string    `json:"outcome"`
 }
 
-// deviceInfo is the value of a device.* key.
+// deviceInfo is the value of a device.* key. Device is the key's last part, as in holder.
 type deviceInfo struct {
 	Device  string            `json:"device"`
+	Name    string            `json:"name,omitempty"` // "" from a version before ids
 	Journal string            `json:"journal"`
 	Epoch   uint64            `json:"epoch"`
 	Version string            `json:"version"`
@@ -97,10 +111,24 @@ type deviceInfo struct {
 	Defs    map[string]string `json:"defs"`
 }
 
+// label is the device's name.
+func (d deviceInfo) label() string {
+	if d.Name != "" {
+		return d.Name
+	}
+	return d.Device
+}
+
 // anchorInfo is the value of an anchor.* key.
 type anchorInfo struct {
 	Every  time.Duration `json:"every_ns"`
 	Anchor time.Time     `json:"anchor"`
+}
+
+// anchorEntry is an anchor.* key as the watcher last saw it.
+type anchorEntry struct {
+	info anchorInfo
+	rev  uint64
 }
 
 // runEntry is a run.* key as the watcher last saw it.
@@ -122,27 +150,38 @@ type Client struct {
 	opts Options
 	log  *slog.Logger
 
-	mu        sync.Mutex
-	nc        *nats.Conn
-	js        jetstream.JetStream
-	kv        jetstream.KeyValue
-	watcher   jetstream.KeyWatcher
-	ready     bool // the watcher has delivered the keys as they were when it started
-	rewatch   bool // reconnected: start the watcher again (a new hub may have a new stream)
-	journal   string
-	epoch     uint64
-	settle    func(routine string, slot time.Time, device, reason string)
-	started   time.Time
-	devices   map[string]*seenDevice
-	runs      map[string]runEntry // routine → its run key
-	defs      map[string]string
-	last      *LastRun
-	pending   []scheduler.HubClaim // releases the hub has not taken yet
-	downSince time.Time            // zero: connected
-	downErr   error
-	drift     map[string][]string // routine → the devices that define it differently (reported)
-	shown     string              // stateKey of the State last written (OnChange)
-	delivered map[string]bool     // devices the current watcher delivered before c.ready
+	mu      sync.Mutex
+	nc      *nats.Conn
+	js      jetstream.JetStream
+	kv      jetstream.KeyValue
+	watcher jetstream.KeyWatcher
+	ready   bool // the watcher has delivered the keys as they were when it started
+	rewatch bool // reconnected: start the watcher again (a new hub may have a new stream)
+	// watchSince is when the current watcher started: a device whose liveness key is missing
+	// counts as gone only once this client has watched for a whole liveness TTL (deadLocked).
+	watchSince time.Time
+	// conn counts the connections to the hub (1: the first); live is the connection on which this
+	// device's liveness key was last published (0: not yet), and liveRev that connection's first
+	// publish's revision: a claim waits for live == conn (ensureLive).
+	conn, live, liveRev uint64
+	journal             string
+	epoch               uint64
+	settle              func(routine string, slot time.Time, device, reason string)
+	move                func(routine string, a scheduler.Anchor)
+	armed               map[string]scheduler.Anchor // the grids this device armed (Publish)
+	anchors             map[string]anchorEntry      // the anchor keys as the watcher saw them
+	started             time.Time
+	devices             map[string]*seenDevice
+	runs                map[string]runEntry // routine → its run key
+	defs                map[string]string
+	last                *LastRun
+	pending             []scheduler.HubClaim // releases the hub has not taken yet
+	downSince           time.Time            // zero: connected
+	downErr             error
+	drift               map[string][]string // routine → the devices that define it differently (reported)
+	clash               []string            // ids of the live devices that use this device's name (reported)
+	shown               string              // stateKey of the State last written (OnChange)
+	delivered           map[string]bool     // devices the current watcher delivered before c.ready
 
 	stop chan struct{}
 	done chan struct{}
@@ -158,8 +197,8 @@ func New(opts Options) *Client {
 	if opts.LivenessTTL <= 0 {
 		opts.LivenessTTL = 5 * time.Second
 	}
-	return &Client{opts: opts, log: opts.Logger.With("hub", redact.URL(opts.URL), "device", opts.Device),
-		devices: map[string]*seenDevice{}, runs: map[string]runEntry{}, defs: map[string]string{},
+	return &Client{opts: opts, log: opts.Logger.With("hub", redact.URL(opts.URL), "device", opts.Device, "device_id", opts.ID),
+		devices: map[string]*seenDevice{}, runs: map[string]runEntry{}, defs: map[string]string{}, anchors: map[string]anchorEntry{},
 		drift: map[string][]string{}, delivered: map[string]bool{}}
 }
 
@@ -170,12 +209,19 @@ func (c *Client) Device() string { return c.opts.Device }
 func (c *Client) LocalWhenOffline() bool { return c.opts.OfflineLocal }
 
 // Start connects to the hub (in the background when it cannot be reached now: the client keeps
-// trying), and starts the loop that refreshes this device's liveness key, watches the other
-// devices and runs, and settles the runs of devices that stopped answering. Errors: a URL or
-// option the NATS client refuses, wrapped.
-func (c *Client) Start(journalID string, epoch uint64, settle func(routine string, slot time.Time, device, reason string)) error {
+// trying), checks that no other live device uses this device's name (when the hub answers
+// within opTimeout; later, a clash is only reported: NameClash in hub.json), and starts the loop
+// that refreshes this device's liveness key, watches the other devices and runs, and settles the
+// runs of devices that stopped answering. Errors: Options.ID empty; a URL or option the NATS
+// client refuses, wrapped; ErrNameTaken (wrapped, saying which device and what to do) when a live
+// device of another id and journal has this device's name: nothing is left running then.
+func (c *Client) Start(journalID string, epoch uint64, settle func(routine string, slot time.Time, device, reason string), move func(routine string, a scheduler.Anchor)) error {
+	if c.opts.ID == "" {
+		return errors.New("hub: no device id")
+	}
 	c.mu.Lock()
-	c.journal, c.epoch, c.settle, c.started = journalID, epoch, settle, time.Now()
+	c.journal, c.epoch, c.settle, c.move, c.started = journalID, epoch, settle, move, time.Now()
+	c.conn, c.live = 1, 0
 	c.downSince, c.downErr = time.Now(), errors.New("connecting")
 	c.mu.Unlock()
 	tlsOpts := []nats.Option{}
@@ -215,6 +261,12 @@ func (c *Client) Start(journalID string, epoch uint64, settle func(routine strin
 	if nc.IsConnected() {
 		c.downSince, c.downErr = time.Time{}, nil
 	}
+	c.mu.Unlock()
+	if err := c.checkName(); err != nil {
+		nc.Close()
+		return err
+	}
+	c.mu.Lock()
 	stop := make(chan struct{})
 	c.stop, c.done = stop, make(chan struct{})
 	c.mu.Unlock()
@@ -254,11 +306,70 @@ func (c *Client) Stop() {
 	c.writeState()
 }
 
+// checkName refuses this device's name when another live device uses it (ErrNameTaken, wrapped
+// with the fix), as the hub has it now. A hub that cannot be reached or does not answer within
+// opTimeout is not an error: the clash, if any, is then reported once the watcher sees it
+// (clashes).
+func (c *Client) checkName() error {
+	kv := c.bucket()
+	if kv == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	w, err := kv.WatchFiltered(ctx, []string{"device.*"}, jetstream.IgnoreDeletes())
+	if err != nil {
+		c.log.Debug("device name check", "err", err)
+		return nil
+	}
+	defer func() { _ = w.Stop() }()
+	live := map[string]deviceInfo{}
+	for {
+		select {
+		case e := <-w.Updates():
+			if e == nil {
+				return c.nameTaken(live)
+			}
+			var d deviceInfo
+			if json.Unmarshal(e.Value(), &d) == nil {
+				live[strings.TrimPrefix(e.Key(), "device.")] = d
+			}
+		case <-ctx.Done():
+			c.log.Debug("device name check: the hub did not list the devices in time", "err", ctx.Err())
+			return nil
+		}
+	}
+}
+
+// nameTaken returns ErrNameTaken, wrapped with which device and what to do, when one of the live
+// devices (key → value) clashes with this one (clashes), else nil.
+func (c *Client) nameTaken(live map[string]deviceInfo) error {
+	c.mu.Lock()
+	journal := c.journal
+	c.mu.Unlock()
+	for key, d := range live {
+		if !c.clashes(key, d, journal) {
+			continue
+		}
+		return fmt.Errorf("%w: another device on the hub %s is called %q too (its id %s, last seen %s): give this device another name with device = \"NAME\" under [hub] in routines.toml, then start again (if that device is this one before its state directory was reset, wait liveness_ttl, %s, and start again)",
+			ErrNameTaken, c.opts.URL, c.opts.Device, key, d.Seen.Format(time.RFC3339), c.opts.LivenessTTL)
+	}
+	return nil
+}
+
+// clashes reports whether the device with liveness key device.<key> and value d is another
+// device using this device's name: the same name, another id, and another journal (a version
+// before ids keyed a device by its name; the same journal is this very device before its
+// upgrade, whose key is left from a crash).
+func (c *Client) clashes(key string, d deviceInfo, journal string) bool {
+	return key != c.opts.ID && d.label() == c.opts.Device && d.Journal != journal
+}
+
 // deleteLiveness deletes this device's liveness key if it is still this owner's: after a
 // takeover on this device the next owner may have written it already, and deleting that would
 // make the other devices take its runs for a dead device's.
 func (c *Client) deleteLiveness(ctx context.Context, kv jetstream.KeyValue) error {
-	e, err := kv.Get(ctx, deviceKey(c.opts.Device))
+	e, err := kv.Get(ctx, deviceKey(c.opts.ID))
 	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
 		return nil
 	}
@@ -272,7 +383,7 @@ func (c *Client) deleteLiveness(ctx context.Context, kv jetstream.KeyValue) erro
 	if json.Unmarshal(e.Value(), &d) != nil || d.Journal != journal || d.Epoch != epoch {
 		return nil // another owner's now
 	}
-	err = kv.Delete(ctx, deviceKey(c.opts.Device), jetstream.LastRevision(e.Revision()))
+	err = kv.Delete(ctx, deviceKey(c.opts.ID), jetstream.LastRevision(e.Revision()))
 	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
 		return nil // rewritten meanwhile, by the next owner
 	}
@@ -360,6 +471,23 @@ func (c *Client) noteReconnect() {
 	}
 	c.downSince, c.downErr = time.Time{}, nil
 	c.rewatch = true
+	// A new connection: this device's liveness key may have expired meanwhile, and what the old
+	// watcher showed of the others is no ground to settle anything until a new one has watched.
+	c.conn++
+	c.ready = false
+}
+
+// noteUp records that the hub answered a request (a liveness refresh) on the connection that is
+// up: a request that timed out had noted it down (unreachable), and no reconnect may follow to
+// clear that, since the connection never dropped.
+func (c *Client) noteUp() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.downSince.IsZero() || c.nc == nil || !c.nc.IsConnected() {
+		return
+	}
+	c.log.Info("hub answering again", "unreachable_for", time.Since(c.downSince).Round(time.Millisecond))
+	c.downSince, c.downErr = time.Time{}, nil
 }
 
 // unreachable returns an error wrapping scheduler.ErrHubUnreachable, with cause, and notes
@@ -399,15 +527,30 @@ func (c *Client) bucket() jetstream.KeyValue {
 	return kv
 }
 
-// ready reports whether claims can be decided now: connected, with the bucket.
+// connected returns the bucket when claims can be decided now: connected, with no request timed
+// out since the hub last answered, with the bucket. Errors: scheduler.ErrHubUnreachable, wrapped
+// with since when and why.
 func (c *Client) connected() (jetstream.KeyValue, error) {
+	c.mu.Lock()
+	nc, since, cause := c.nc, c.downSince, c.downErr
+	c.mu.Unlock()
+	if nc != nil && nc.IsConnected() && !since.IsZero() {
+		return nil, fmt.Errorf("%w since %s: %w", scheduler.ErrHubUnreachable, since.Format(time.RFC3339), cause)
+	}
+	return c.reachable()
+}
+
+// reachable returns the bucket when the connection is up, whether or not a request timed out
+// since (the loop's refresh then finds out whether the hub answers again: noteUp). Errors:
+// scheduler.ErrHubUnreachable, wrapped with since when and why.
+func (c *Client) reachable() (jetstream.KeyValue, error) {
 	c.mu.Lock()
 	nc, since, cause := c.nc, c.downSince, c.downErr
 	c.mu.Unlock()
 	if nc == nil {
 		return nil, fmt.Errorf("%w: not started", scheduler.ErrHubUnreachable)
 	}
-	if !nc.IsConnected() || !since.IsZero() {
+	if !nc.IsConnected() {
 		if cause == nil {
 			cause = errors.New(nc.Status().String())
 		}
@@ -420,7 +563,7 @@ func (c *Client) connected() (jetstream.KeyValue, error) {
 	return kv, nil
 }
 
-func deviceKey(name string) string    { return "device." + name }
+func deviceKey(id string) string      { return "device." + id }
 func runKey(routine string) string    { return "run." + routine }
 func anchorKey(routine string) string { return "anchor." + routine }
 func claimKey(routine string, slot time.Time) string {
@@ -431,23 +574,34 @@ func claimKey(routine string, slot time.Time) string {
 func (c *Client) me(slot time.Time) holder {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return holder{Device: c.opts.Device, Journal: c.journal, Epoch: c.epoch, Slot: slot.UTC(), At: time.Now().UTC()}
+	return holder{Device: c.opts.ID, Name: c.opts.Device, Journal: c.journal, Epoch: c.epoch, Slot: slot.UTC(), At: time.Now().UTC()}
 }
 
-// alive reports whether device (with journal) has a live liveness key, as the watcher saw it.
-// Before the watcher has delivered the keys as they were, every device counts as alive: the
-// safe side (a run is never taken from a device that may still be running it).
+// alive reports whether device (its key, holder.Device) with journal may still be running: not
+// deadLocked.
 func (c *Client) alive(device, journal string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.ready {
-		return true
-	}
-	d := c.devices[device]
-	return d != nil && d.alive && d.info.Journal == journal
+	return !c.deadLocked(device, journal, time.Now())
 }
 
-// Claim decides on the hub whether this device runs slot of routine (docs/design.md#92-the-claim):
+// deadLocked reports whether device (its key) with journal is known to have stopped answering
+// at now: its liveness key is missing (or is another journal's) in what the current watcher
+// delivered, and this client has watched for at least a whole liveness TTL. Before that every
+// device counts as alive, the safe side (a run is never taken from a device that may still be
+// running it): right after the hub came back, a key that expired while it was away says nothing,
+// since its device refreshes it only once it has reconnected, which may be after this client.
+// c.mu is held.
+func (c *Client) deadLocked(device, journal string, now time.Time) bool {
+	if !c.ready || now.Sub(c.watchSince) < c.opts.LivenessTTL {
+		return false
+	}
+	d := c.devices[device]
+	return d == nil || !d.alive || d.info.Journal != journal
+}
+
+// Claim decides on the hub whether this device runs slot of routine (docs/design.md#92-the-claim),
+// after publishing this device's liveness key if it has not been on this connection (ensureLive):
 //
 //  1. the routine's run key: created for this slot, or taken over when it is this journal's
 //     own and over (an earlier owner of this journal, or a release the hub has not taken yet);
@@ -470,7 +624,12 @@ func (c *Client) Claim(ctx context.Context, routine string, slot time.Time, keep
 	defer cancel()
 	me := c.me(slot)
 	val, _ := json.Marshal(me)
-	rev, other, err := c.takeRun(ctx, kv, routine, me, val)
+	err = c.ensureLive(ctx)
+	var rev uint64
+	var other *holder
+	if err == nil {
+		rev, other, err = c.takeRun(ctx, kv, routine, me, val)
+	}
 	if err != nil {
 		if ctx.Err() != nil && context.Cause(ctx) != context.DeadlineExceeded {
 			return out, err
@@ -478,7 +637,7 @@ func (c *Client) Claim(ctx context.Context, routine string, slot time.Time, keep
 		return out, c.unreachable(err)
 	}
 	if other != nil {
-		out.Device, out.Running = other.Device, other.Slot
+		out.Device, out.Running = other.label(), other.Slot
 		out.Verdict = scheduler.HubBusy
 		if other.Slot.Equal(slot) {
 			out.Verdict = scheduler.HubElsewhere
@@ -507,7 +666,7 @@ func (c *Client) Claim(ctx context.Context, routine string, slot time.Time, keep
 		return out, nil
 	}
 	c.letGo(kv, routine, rev)
-	out.Verdict, out.Device = scheduler.HubElsewhere, h.Device
+	out.Verdict, out.Device = scheduler.HubElsewhere, h.label()
 	if out.Device == "" {
 		out.Device = "another device"
 	}
@@ -646,19 +805,22 @@ func (c *Client) settleRun(ctx context.Context, kv jetstream.KeyValue, routine s
 		delete(c.runs, routine)
 	}
 	c.mu.Unlock()
-	reason := fmt.Sprintf("device %s stopped answering mid-run (its liveness key expired); recorded by %s", e.h.Device, c.opts.Device)
-	c.log.Warn("settled the run of a device that stopped answering", "routine", routine, "slot", e.h.Slot, "on", e.h.Device)
+	reason := fmt.Sprintf("device %s stopped answering mid-run (its liveness key expired); recorded by %s", e.h.label(), c.opts.Device)
+	c.log.Warn("settled the run of a device that stopped answering", "routine", routine, "slot", e.h.Slot, "on", e.h.label(), "on_id", e.h.Device)
 	if settle != nil {
-		settle(routine, e.h.Slot, e.h.Device, reason)
+		settle(routine, e.h.Slot, e.h.label(), reason)
 	}
 	return true
 }
 
-// Anchors returns the every-grid anchor shared for each routine of every: the hub's when it
-// has one for the same interval; otherwise now truncated to the second, which this device then
-// stores (created, or replacing the anchor of another interval: the first device to arm a new
-// interval sets its grid). Routines the hub did not answer for are left out.
-func (c *Client) Anchors(ctx context.Context, every map[string]time.Duration, now time.Time) map[string]time.Time {
+// Anchors returns the every-grid anchor shared for each routine of every
+// (docs/design.md#96-shared-every-anchor-and-config-drift): the hub's when it has one for the
+// same interval and this device's own (local, from its journal) is not an earlier other grid;
+// otherwise this device's own, or now truncated to the second without one, which the hub then
+// keeps (created when it has none, as after a wiped store; replacing the anchor of another
+// interval, as the first device to arm a new interval sets its grid; replacing a later other
+// grid, since the earliest one is kept). Routines the hub did not answer for are left out.
+func (c *Client) Anchors(ctx context.Context, every map[string]time.Duration, local map[string]time.Time, now time.Time) map[string]time.Time {
 	out := map[string]time.Time{}
 	kv, err := c.connected()
 	if err != nil {
@@ -671,7 +833,7 @@ func (c *Client) Anchors(ctx context.Context, every map[string]time.Duration, no
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		if a, err := c.anchor(ctx, kv, name, every[name], now.Truncate(time.Second)); err == nil {
+		if a, err := c.anchor(ctx, kv, name, every[name], local[name], now.Truncate(time.Second)); err == nil {
 			out[name] = a
 		} else {
 			c.log.Warn("shared anchor", "routine", name, "err", err)
@@ -680,15 +842,28 @@ func (c *Client) Anchors(ctx context.Context, every map[string]time.Duration, no
 	return out
 }
 
-func (c *Client) anchor(ctx context.Context, kv jetstream.KeyValue, name string, every time.Duration, now time.Time) (time.Time, error) {
+// sameGrid reports whether anchors a and b of interval every give the same slots (after both).
+func sameGrid(a, b time.Time, every time.Duration) bool {
+	return every > 0 && a.Sub(b)%every == 0
+}
+
+// anchor is Anchors for one routine: local is this device's anchor for every (zero: none).
+func (c *Client) anchor(ctx context.Context, kv jetstream.KeyValue, name string, every time.Duration, local, now time.Time) (time.Time, error) {
 	key := anchorKey(name)
-	mine, _ := json.Marshal(anchorInfo{Every: every, Anchor: now.UTC()})
+	own := now
+	if !local.IsZero() {
+		own = local
+	}
+	mine, _ := json.Marshal(anchorInfo{Every: every, Anchor: own.UTC()})
 	for attempt := 0; attempt < 4; attempt++ {
 		e, err := kv.Get(ctx, key)
 		switch {
 		case errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted):
 			if _, err := kv.Create(ctx, key, mine); err == nil {
-				return now, nil
+				if !local.IsZero() {
+					c.log.Warn("the hub had no grid for this every-routine (a wiped store?): it has this device's again", "routine", name, "anchor", own)
+				}
+				return own, nil
 			} else if !errors.Is(err, jetstream.ErrKeyExists) {
 				return time.Time{}, err
 			}
@@ -698,10 +873,19 @@ func (c *Client) anchor(ctx context.Context, kv jetstream.KeyValue, name string,
 		}
 		var a anchorInfo
 		if json.Unmarshal(e.Value(), &a) == nil && a.Every == every && !a.Anchor.IsZero() {
-			return a.Anchor, nil
+			if local.IsZero() || sameGrid(a.Anchor, local, every) {
+				return a.Anchor, nil
+			}
+			if a.Anchor.Before(local) {
+				c.log.Warn("every-routine grid drift: the hub has an earlier grid than this device armed; this device moves to it",
+					"routine", name, "hub", a.Anchor, "here", local)
+				return a.Anchor, nil
+			}
+			c.log.Warn("every-routine grid drift: another device armed a later grid than this device's; the hub takes this device's, the earliest",
+				"routine", name, "hub", a.Anchor, "here", local)
 		}
 		if _, err := kv.Update(ctx, key, mine, e.Revision()); err == nil {
-			return now, nil
+			return own, nil
 		} else if !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
 			return time.Time{}, err
 		}
@@ -710,11 +894,60 @@ func (c *Client) anchor(ctx context.Context, kv jetstream.KeyValue, name string,
 }
 
 // Publish sets the definition hashes this device reports (sent with its next liveness
-// refresh).
-func (c *Client) Publish(defs map[string]string) {
+// refresh) and the grids it armed, which the loop keeps on the hub (keepAnchors).
+func (c *Client) Publish(defs map[string]string, armed map[string]scheduler.Anchor) {
 	c.mu.Lock()
-	c.defs = defs
+	c.defs, c.armed = defs, armed
 	c.mu.Unlock()
+}
+
+// keepAnchors keeps on the hub the grid this device armed for each shared `every` routine, once
+// the watcher has delivered the anchor keys as they are: one the hub lost (a wiped store) is
+// published again from this device's; one that is another grid of the same interval (a device
+// armed while the hub had none) is drift, warned here, and the earliest grid is kept: the hub
+// takes this device's when it is earlier, else this device moves to the hub's (the move
+// callback). An interval that differs is a definition that differs (checkDrift), left alone.
+func (c *Client) keepAnchors(ctx context.Context, kv jetstream.KeyValue) {
+	type job struct {
+		name string
+		mine scheduler.Anchor
+		hub  *anchorEntry
+	}
+	c.mu.Lock()
+	if !c.ready {
+		c.mu.Unlock()
+		return
+	}
+	var jobs []job
+	for name, mine := range c.armed {
+		j := job{name: name, mine: mine}
+		if h, ok := c.anchors[name]; ok {
+			j.hub = &h
+		}
+		jobs = append(jobs, j)
+	}
+	move := c.move
+	c.mu.Unlock()
+	for _, j := range jobs {
+		mine, _ := json.Marshal(anchorInfo{Every: j.mine.Every, Anchor: j.mine.At.UTC()})
+		switch {
+		case j.hub == nil:
+			if _, err := kv.Create(ctx, anchorKey(j.name), mine); err == nil {
+				c.log.Warn("the hub had no grid for this every-routine (a wiped store?): it has this device's again", "routine", j.name, "anchor", j.mine.At)
+			}
+		case j.hub.info.Every != j.mine.Every || sameGrid(j.hub.info.Anchor, j.mine.At, j.mine.Every):
+		case j.hub.info.Anchor.Before(j.mine.At):
+			c.log.Warn("every-routine grid drift: the hub has an earlier grid than this device armed; this device moves to it",
+				"routine", j.name, "hub", j.hub.info.Anchor, "here", j.mine.At)
+			if move != nil {
+				move(j.name, scheduler.Anchor{Every: j.mine.Every, At: j.hub.info.Anchor})
+			}
+		default:
+			c.log.Warn("every-routine grid drift: another device armed a later grid than this device's; the hub takes this device's, the earliest",
+				"routine", j.name, "hub", j.hub.info.Anchor, "here", j.mine.At)
+			_, _ = kv.Update(ctx, anchorKey(j.name), mine, j.hub.rev)
+		}
+	}
 }
 
 // loop refreshes the liveness key every quarter of its TTL, keeps the watcher of the other
@@ -760,7 +993,7 @@ func (c *Client) loop(stop <-chan struct{}) {
 
 // tick is one pass of the loop.
 func (c *Client) tick() {
-	kv, err := c.connected()
+	kv, err := c.reachable()
 	if err != nil {
 		c.mu.Lock()
 		nc := c.nc
@@ -785,7 +1018,9 @@ func (c *Client) tick() {
 	c.drainWatch()
 	c.retryReleases(ctx, kv)
 	c.settleDead(ctx, kv)
+	c.keepAnchors(ctx, kv)
 	c.checkDrift()
+	c.checkClash()
 	c.writeState()
 }
 
@@ -793,17 +1028,50 @@ func (c *Client) tick() {
 // create, so it publishes to the key's subject with the Nats-TTL header, as Create does.
 func (c *Client) refresh(ctx context.Context) error {
 	c.mu.Lock()
-	info := deviceInfo{Device: c.opts.Device, Journal: c.journal, Epoch: c.epoch, Version: c.opts.Version,
+	info := deviceInfo{Device: c.opts.ID, Name: c.opts.Device, Journal: c.journal, Epoch: c.epoch, Version: c.opts.Version,
 		Started: c.started.UTC(), Seen: time.Now().UTC(), Last: c.last, Defs: c.defs}
-	js := c.js
+	js, conn := c.js, c.conn
 	c.mu.Unlock()
 	data, _ := json.Marshal(info)
-	_, err := js.PublishMsg(ctx, &nats.Msg{Subject: "$KV." + Bucket + "." + deviceKey(c.opts.Device), Data: data},
+	ack, err := js.PublishMsg(ctx, &nats.Msg{Subject: "$KV." + Bucket + "." + deviceKey(c.opts.ID), Data: data},
 		jetstream.WithMsgTTL(c.opts.LivenessTTL))
-	return err
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	if c.conn == conn && c.live != conn {
+		c.live, c.liveRev = conn, ack.Sequence
+	}
+	c.mu.Unlock()
+	c.noteUp()
+	return nil
 }
 
-// ensureWatch starts the watcher of device.* and run.* keys, again after a reconnect.
+// ensureLive publishes this device's liveness key unless it was published on the current
+// connection already. A claim comes after it: after the hub was away, this device's key may have
+// expired, and a run key of this device with no liveness key beside it is what another device
+// settles as a dead device's run (docs/design.md#93-liveness-and-who-records-interrupted).
+// Errors: the hub's, unwrapped; one saying the connection changed meanwhile.
+func (c *Client) ensureLive(ctx context.Context) error {
+	c.mu.Lock()
+	done := c.live == c.conn
+	c.mu.Unlock()
+	if done {
+		return nil
+	}
+	if err := c.refresh(ctx); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	done = c.live == c.conn
+	c.mu.Unlock()
+	if !done {
+		return errors.New("reconnected while publishing this device's liveness key")
+	}
+	return nil
+}
+
+// ensureWatch starts the watcher of device.*, run.* and anchor.* keys, again after a reconnect.
 func (c *Client) ensureWatch(kv jetstream.KeyValue) {
 	c.mu.Lock()
 	w, re := c.watcher, c.rewatch
@@ -815,7 +1083,7 @@ func (c *Client) ensureWatch(kv jetstream.KeyValue) {
 	if w != nil {
 		_ = w.Stop()
 	}
-	nw, err := kv.WatchFiltered(context.Background(), []string{"device.*", "run.*"})
+	nw, err := kv.WatchFiltered(context.Background(), []string{"device.*", "run.*", "anchor.*"})
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.watcher, c.ready = nil, false
@@ -824,8 +1092,9 @@ func (c *Client) ensureWatch(kv jetstream.KeyValue) {
 		c.rewatch = true
 		return
 	}
-	c.watcher = nw
+	c.watcher, c.watchSince = nw, time.Now()
 	c.runs = map[string]runEntry{}
+	c.anchors = map[string]anchorEntry{}
 	// The devices keep their last known liveness until the watcher has delivered the keys as
 	// they are (apply): hub.json, the drift check and the desktop then do not show every other
 	// device gone for a tick after each reconnect. Decisions on liveness wait for c.ready anyway.
@@ -856,10 +1125,16 @@ func (c *Client) drainWatch() {
 	}
 }
 
-// apply records one watched entry (nil: the keys as they were have all been delivered).
+// apply records one watched entry (nil: the keys as they were have all been delivered). Entries
+// are dropped while a new watcher is due (rewatch): they come from the watcher of an earlier
+// connection, whose end of first delivery must not make this client ready, and the new one
+// delivers every key again.
 func (c *Client) apply(e jetstream.KeyValueEntry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.rewatch {
+		return
+	}
 	if e == nil {
 		for name, d := range c.devices {
 			if !c.delivered[name] {
@@ -883,6 +1158,13 @@ func (c *Client) apply(e jetstream.KeyValueEntry) {
 		if !gone {
 			_ = json.Unmarshal(e.Value(), &d.info)
 		}
+	case "anchor":
+		var a anchorInfo
+		if gone || json.Unmarshal(e.Value(), &a) != nil {
+			delete(c.anchors, name)
+			return
+		}
+		c.anchors[name] = anchorEntry{info: a, rev: e.Revision()}
 	case "run":
 		if gone {
 			delete(c.runs, name)
@@ -898,6 +1180,7 @@ func (c *Client) apply(e jetstream.KeyValueEntry) {
 // settleDead settles the run keys of devices whose liveness key has expired, and lets go of
 // this journal's own run keys left by its earlier owners (their runs were ended locally).
 func (c *Client) settleDead(ctx context.Context, kv jetstream.KeyValue) {
+	now := time.Now()
 	c.mu.Lock()
 	if !c.ready {
 		c.mu.Unlock()
@@ -910,10 +1193,8 @@ func (c *Client) settleDead(ctx context.Context, kv jetstream.KeyValue) {
 		case e.h.Journal == c.journal && e.h.Epoch < c.epoch:
 			stale = append(stale, routine)
 		case e.h.Journal == c.journal:
-		default:
-			if d := c.devices[e.h.Device]; d == nil || !d.alive || d.info.Journal != e.h.Journal {
-				dead = append(dead, routine)
-			}
+		case c.deadLocked(e.h.Device, e.h.Journal, now):
+			dead = append(dead, routine)
 		}
 		entries[routine] = e
 	}
@@ -932,13 +1213,13 @@ func (c *Client) checkDrift() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := map[string][]string{}
-	for name, d := range c.devices {
-		if name == c.opts.Device || !d.alive {
+	for key, d := range c.devices {
+		if key == c.opts.ID || !d.alive {
 			continue
 		}
 		for routine, h := range d.info.Defs {
 			if mine, ok := c.defs[routine]; ok && mine != h {
-				now[routine] = append(now[routine], name)
+				now[routine] = append(now[routine], d.info.label())
 			}
 		}
 	}
@@ -950,4 +1231,25 @@ func (c *Client) checkDrift() {
 		}
 	}
 	c.drift = now
+}
+
+// checkClash notes the live devices that use this device's name (clashes) and logs them once per
+// change: two devices that started at once, or while the hub could not be reached, both pass
+// Start's check. The name is only a label, so nothing runs twice or is recorded for the wrong
+// device; the histories and status lines naming it are ambiguous until one is renamed.
+func (c *Client) checkClash() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var now []string
+	for key, d := range c.devices {
+		if d.alive && c.clashes(key, d.info, c.journal) {
+			now = append(now, key)
+		}
+	}
+	sort.Strings(now)
+	if len(now) > 0 && strings.Join(now, ",") != strings.Join(c.clash, ",") {
+		c.log.Warn("another device on the hub uses this device's name: give one of them another name (device under [hub] in routines.toml)",
+			"name", c.opts.Device, "other_ids", strings.Join(now, ", "))
+	}
+	c.clash = now
 }

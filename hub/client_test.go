@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -51,9 +52,9 @@ func startHubB(b *testing.B) *hubserver.Server {
 }
 
 func joinB(b *testing.B, url, token string) *hub.Client {
-	c := hub.New(hub.Options{URL: url, Token: token, Device: "bench", LivenessTTL: 5 * time.Second,
+	c := hub.New(hub.Options{URL: url, Token: token, ID: "id-bench", Device: "bench", LivenessTTL: 5 * time.Second,
 		Logger: slog.New(slog.NewTextHandler(discard{}, nil))})
-	if err := c.Start("j-bench", 1, nil); err != nil {
+	if err := c.Start("j-bench", 1, nil, nil); err != nil {
 		b.Fatal(err)
 	}
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
@@ -70,6 +71,13 @@ type device struct {
 	*hub.Client
 	mu      sync.Mutex
 	settled []string
+	moved   []string // routine@anchor of each move the client asked for
+}
+
+func (d *device) moves() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]string(nil), d.moved...)
 }
 
 func (d *device) settledRuns() []string {
@@ -78,15 +86,20 @@ func (d *device) settledRuns() []string {
 	return append([]string(nil), d.settled...)
 }
 
-// join starts a client for name, with its own journal id, on s.
+// join starts a client for name, with its own journal id, on s; its device id is "id-" + journal
+// (a device keeps its journal across restarts and takeovers).
 func join(t *testing.T, s *hubserver.Server, name, journal string, epoch uint64, stateDir string) *device {
 	t.Helper()
 	d := &device{}
-	d.Client = hub.New(hub.Options{URL: s.URL, Token: s.Token, Device: name, LivenessTTL: 2 * time.Second,
+	d.Client = hub.New(hub.Options{URL: s.URL, Token: s.Token, ID: "id-" + journal, Device: name, LivenessTTL: 2 * time.Second,
 		Version: "test", StateDir: stateDir, PID: os.Getpid(), Logger: quiet(t)})
 	err := d.Start(journal, epoch, func(routine string, slot time.Time, device, reason string) {
 		d.mu.Lock()
 		d.settled = append(d.settled, routine+"@"+slot.UTC().Format(time.RFC3339)+" on "+device)
+		d.mu.Unlock()
+	}, func(routine string, a scheduler.Anchor) {
+		d.mu.Lock()
+		d.moved = append(d.moved, routine+"@"+a.At.UTC().Format(time.RFC3339))
 		d.mu.Unlock()
 	})
 	if err != nil {
@@ -288,14 +301,14 @@ func TestSharedAnchor(t *testing.T) {
 	b := join(t, s, "desktop", "j-desktop", 1, "")
 	t1 := time.Date(2026, 12, 1, 8, 0, 17, 400, time.UTC)
 	t2 := t1.Add(42 * time.Second)
-	got := a.Anchors(context.Background(), map[string]time.Duration{"tick": time.Minute}, t1)
+	got := a.Anchors(context.Background(), map[string]time.Duration{"tick": time.Minute}, nil, t1)
 	if want := t1.Truncate(time.Second); !got["tick"].Equal(want) {
 		t.Fatalf("first anchor %v, want %v", got["tick"], want)
 	}
-	if got := b.Anchors(context.Background(), map[string]time.Duration{"tick": time.Minute}, t2); !got["tick"].Equal(t1.Truncate(time.Second)) {
+	if got := b.Anchors(context.Background(), map[string]time.Duration{"tick": time.Minute}, nil, t2); !got["tick"].Equal(t1.Truncate(time.Second)) {
 		t.Fatalf("second device's anchor %v, want the first's %v", got["tick"], t1.Truncate(time.Second))
 	}
-	if got := b.Anchors(context.Background(), map[string]time.Duration{"tick": 2 * time.Minute}, t2); !got["tick"].Equal(t2.Truncate(time.Second)) {
+	if got := b.Anchors(context.Background(), map[string]time.Duration{"tick": 2 * time.Minute}, nil, t2); !got["tick"].Equal(t2.Truncate(time.Second)) {
 		t.Fatalf("anchor of a new interval %v, want %v", got["tick"], t2.Truncate(time.Second))
 	}
 }
@@ -308,8 +321,8 @@ func TestDefinitionDriftIsReportedOnBoth(t *testing.T) {
 	dirA, dirB := t.TempDir(), t.TempDir()
 	a := join(t, s, "laptop", "j-laptop", 1, dirA)
 	b := join(t, s, "desktop", "j-desktop", 1, dirB)
-	a.Publish(map[string]string{"briefing": "h1", "backup": "same"})
-	b.Publish(map[string]string{"briefing": "h2", "backup": "same"})
+	a.Publish(map[string]string{"briefing": "h1", "backup": "same"}, nil)
+	b.Publish(map[string]string{"briefing": "h2", "backup": "same"}, nil)
 	for _, c := range []struct {
 		dir, other string
 	}{{dirA, "desktop"}, {dirB, "laptop"}} {
@@ -380,7 +393,7 @@ func (l *stateLog) last() hub.State {
 func startTold(t *testing.T, s *hubserver.Server, device string, ttl time.Duration, told *stateLog) {
 	t.Helper()
 	dir := t.TempDir()
-	c := hub.New(hub.Options{URL: s.URL, Token: s.Token, Device: device, LivenessTTL: ttl,
+	c := hub.New(hub.Options{URL: s.URL, Token: s.Token, ID: "id-" + device, Device: device, LivenessTTL: ttl,
 		StateDir: dir, PID: os.Getpid(), Logger: quiet(t), OnChange: func() {
 			st, err := hub.ReadState(dir)
 			if err != nil {
@@ -390,7 +403,7 @@ func startTold(t *testing.T, s *hubserver.Server, device string, ttl time.Durati
 			told.seen = append(told.seen, st)
 			told.mu.Unlock()
 		}})
-	if err := c.Start("j-"+device, 1, nil); err != nil {
+	if err := c.Start("j-"+device, 1, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Stop)
@@ -440,8 +453,8 @@ func TestAReconnectDoesNotShowLiveDevicesGone(t *testing.T) {
 	s := startHub(t, store, "127.0.0.1:0")
 	listen := s.URL[len("nats://"):]
 	// The desktop's liveness key outlives the restart by far.
-	desktop := hub.New(hub.Options{URL: s.URL, Token: s.Token, Device: "desktop", LivenessTTL: time.Minute, Logger: quiet(t)})
-	if err := desktop.Start("j-desktop", 1, nil); err != nil {
+	desktop := hub.New(hub.Options{URL: s.URL, Token: s.Token, ID: "id-desktop", Device: "desktop", LivenessTTL: time.Minute, Logger: quiet(t)})
+	if err := desktop.Start("j-desktop", 1, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	defer desktop.Stop()
@@ -511,4 +524,105 @@ func TestADeviceThatDiedDuringAnOutageIsGoneAfterTheReconnect(t *testing.T) {
 		up, known := desktopUp()
 		return known && !up
 	})
+}
+
+// The first start of a device makes its id (a UUID in the state directory, 0600) and every
+// later start reads the same; a file that does not hold one, or is not a regular file, is an
+// error that says what to do, never silently replaced by a new id.
+func TestDeviceIDIsMadeOnceAndGarbageIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	id, err := hub.LoadID(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Lstat(filepath.Join(dir, hub.IDFile))
+	if err != nil || fi.Mode().Perm() != 0o600 || !fi.Mode().IsRegular() {
+		t.Fatalf("device id file: %v, %v; want a regular file, 0600", fi, err)
+	}
+	if again, err := hub.LoadID(dir); err != nil || again != id {
+		t.Fatalf("second load: %q, %v; want %q", again, err, id)
+	}
+	if other, _ := hub.LoadID(t.TempDir()); other == id || other == "" {
+		t.Fatalf("another state directory got id %q (this one %q)", other, id)
+	}
+	for name, create := range map[string]func(path string) error{
+		"garbage":  func(p string) error { return os.WriteFile(p, []byte("debian\n"), 0o600) },
+		"empty":    func(p string) error { return os.WriteFile(p, nil, 0o600) },
+		"too long": func(p string) error { return os.WriteFile(p, make([]byte, 1<<20), 0o600) },
+		"symlink":  func(p string) error { return os.Symlink(filepath.Join(dir, hub.IDFile), p) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			d := t.TempDir()
+			if err := create(filepath.Join(d, hub.IDFile)); err != nil {
+				t.Fatal(err)
+			}
+			got, err := hub.LoadID(d)
+			if !errors.Is(err, hub.ErrDeviceID) || !strings.Contains(err.Error(), "remove it") {
+				t.Fatalf("LoadID: %q, %v; want ErrDeviceID saying to remove the file", got, err)
+			}
+		})
+	}
+}
+
+// Two devices called the same (two machines named debian): the second is refused while the
+// first is live (ErrNameTaken, naming the name and the fix); renamed, it joins.
+func TestASecondDeviceWithALiveNameIsRefused(t *testing.T) {
+	s := startHub(t, newStore(t), "127.0.0.1:0")
+	defer s.Shutdown()
+	join(t, s, "debian", "j-first", 1, "")
+	second := hub.New(hub.Options{URL: s.URL, Token: s.Token, ID: "id-second", Device: "debian", LivenessTTL: 2 * time.Second, Logger: quiet(t)})
+	err := second.Start("j-second", 1, nil, nil)
+	if !errors.Is(err, hub.ErrNameTaken) || !strings.Contains(err.Error(), `"debian"`) || !strings.Contains(err.Error(), "[hub]") {
+		t.Fatalf("second device called debian: %v; want ErrNameTaken naming it and [hub]", err)
+	}
+	second.Stop() // nothing to stop: Start left nothing running
+	// The same device again (a restart of its owner, its old key still live) is no clash.
+	join(t, s, "debian", "j-first", 2, "")
+	join(t, s, "debian-2", "j-second", 1, "")
+}
+
+// Two devices with the same name that both got past the start's check (here: both started while
+// the hub was down) are still two devices: each is live under its own id, so neither takes the
+// other's run for a dead device's (before ids, both refreshed device.debian and each settled the
+// other's runs as interrupted), and both report the clash in hub.json.
+func TestDevicesWithOneNameAreKeptApartByID(t *testing.T) {
+	store := newStore(t)
+	s := startHub(t, store, "127.0.0.1:0")
+	listen := s.URL[len("nats://"):]
+	dirA, dirB := t.TempDir(), t.TempDir()
+	a := join(t, s, "debian", "j-a", 1, dirA)
+	eventually(t, 10*time.Second, "the first device to be on the hub", func() bool {
+		st, err := hub.ReadState(dirA)
+		return err == nil && st.Connected
+	})
+	s.Shutdown()
+	b := join(t, s, "debian", "j-b", 1, dirB) // the hub is down: nothing to check against
+	s = startHub(t, store, listen)
+	defer s.Shutdown()
+	for _, dir := range []string{dirA, dirB} {
+		eventually(t, 15*time.Second, "both devices to report the clash in "+dir, func() bool {
+			st, err := hub.ReadState(dir)
+			return err == nil && st.Connected && len(st.NameClash) == 1
+		})
+	}
+	var won scheduler.HubClaim
+	eventually(t, 10*time.Second, "the first device's claim", func() bool {
+		c, err := a.Claim(context.Background(), "backup", slot0, time.Hour)
+		won = c
+		return err == nil
+	})
+	if won.Verdict != scheduler.HubWon {
+		t.Fatalf("claim: %+v", won)
+	}
+	time.Sleep(3 * time.Second) // over the 2 s liveness TTL: a dozen ticks of each device
+	if got := append(a.settledRuns(), b.settledRuns()...); len(got) != 0 {
+		t.Fatalf("settled %v: a device took the other one of the same name for dead", got)
+	}
+	if got := claim(t, b, "backup", slot0.Add(time.Minute)); got.Verdict != scheduler.HubBusy || got.Device != "debian" {
+		t.Fatalf("the second device's claim while the first runs: %+v, want busy on debian", got)
+	}
+	a.Release(won, "success")
+	if got := claim(t, b, "backup", slot0.Add(time.Minute)); got.Verdict != scheduler.HubWon {
+		t.Fatalf("claim after the release: %+v", got)
+	}
 }

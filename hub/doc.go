@@ -7,7 +7,8 @@
 //
 //	claim.<routine>.<slot unix ns>  the hub claim of one slot: created once, by the device that runs it
 //	run.<routine>                   the run in progress of a routine, on whichever device
-//	device.<name>                   a device's liveness (per-key TTL) and what it reports
+//	device.<id>                     a device's liveness (per-key TTL) and what it reports; its id (LoadID)
+//	                                is kept in its state directory, its name is a label
 //	anchor.<routine>                the shared grid anchor of an `every` routine
 //
 // Client implements scheduler.Coordinator.

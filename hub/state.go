@@ -27,6 +27,7 @@ type State struct {
 	PID       int       `json:"pid"` // the owner that writes it
 	URL       string    `json:"url"` // without its password (redact.URL)
 	Device    string    `json:"device"`
+	DeviceID  string    `json:"device_id"` // this device's id (Options.ID)
 	Connected bool      `json:"connected"`
 	Since     time.Time `json:"since,omitzero"` // not connected: since when
 	Error     string    `json:"error,omitempty"`
@@ -40,13 +41,16 @@ type State struct {
 	// Devices are the devices this one has seen on the hub since it started, itself included.
 	Devices []DeviceState `json:"devices"`
 	// Drift lists the shared routines another live device defines differently.
-	Drift     []Drift   `json:"drift"`
+	Drift []Drift `json:"drift"`
+	// NameClash lists the ids of other live devices that use this device's name (Device).
+	NameClash []string  `json:"name_clash,omitempty"`
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // DeviceState is one device as seen on the hub.
 type DeviceState struct {
 	Name     string    `json:"name"`
+	ID       string    `json:"id"` // its key on the hub: its id, or a version before ids' name
 	Self     bool      `json:"self"`
 	Alive    bool      `json:"alive"` // its liveness key is there
 	LastSeen time.Time `json:"last_seen"`
@@ -64,7 +68,7 @@ type Drift struct {
 func (c *Client) state() State {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	s := State{PID: c.opts.PID, URL: redact.URL(c.opts.URL), Device: c.opts.Device, Connected: c.downSince.IsZero() && c.nc != nil,
+	s := State{PID: c.opts.PID, URL: redact.URL(c.opts.URL), Device: c.opts.Device, DeviceID: c.opts.ID, Connected: c.downSince.IsZero() && c.nc != nil,
 		OfflineLocal: c.opts.OfflineLocal,
 		Since:        c.downSince, Devices: []DeviceState{}, Drift: []Drift{}, UpdatedAt: time.Now()}
 	if c.downErr != nil {
@@ -72,19 +76,27 @@ func (c *Client) state() State {
 		s.Refused = errors.Is(c.downErr, ErrRefused) || errors.Is(c.downErr, ErrUntrusted) || errors.Is(c.downErr, ErrNoTLS)
 	}
 	self := false
-	for name, d := range c.devices {
-		isSelf := name == c.opts.Device && d.info.Journal == c.journal
+	for key, d := range c.devices {
+		isSelf := key == c.opts.ID
 		self = self || isSelf
 		// This device is up on the hub exactly while it is connected: the liveness key it saw of
 		// itself before the hub went away says nothing now. Another device is as last seen.
-		s.Devices = append(s.Devices, DeviceState{Name: name, Self: isSelf, Alive: isSelf && s.Connected || !isSelf && d.alive,
+		name := d.info.label()
+		if name == "" {
+			name = key // seen only deleted: a version before ids named its key after the device
+		}
+		s.Devices = append(s.Devices, DeviceState{Name: name, ID: key, Self: isSelf, Alive: isSelf && s.Connected || !isSelf && d.alive,
 			LastSeen: d.info.Seen, Version: d.info.Version, Last: d.info.Last})
 	}
 	if !self {
-		s.Devices = append(s.Devices, DeviceState{Name: c.opts.Device, Self: true, Alive: s.Connected,
+		s.Devices = append(s.Devices, DeviceState{Name: c.opts.Device, ID: c.opts.ID, Self: true, Alive: s.Connected,
 			Version: c.opts.Version, Last: c.last})
 	}
-	sort.Slice(s.Devices, func(i, j int) bool { return s.Devices[i].Name < s.Devices[j].Name })
+	sort.Slice(s.Devices, func(i, j int) bool {
+		a, b := s.Devices[i], s.Devices[j]
+		return a.Name < b.Name || a.Name == b.Name && a.ID < b.ID
+	})
+	s.NameClash = append([]string(nil), c.clash...)
 	for routine, devs := range c.drift {
 		s.Drift = append(s.Drift, Drift{Routine: routine, Devices: devs})
 	}

@@ -23,7 +23,9 @@ type Coordinator interface {
 	// Start begins this owner's session on the hub: journalID and epoch name its claims, and
 	// settle is called (on the coordinator's goroutine; it must not block for long) for each
 	// run of a device that stopped answering mid-run whose end this device recorded on the hub.
-	Start(journalID string, epoch uint64, settle func(routine string, slot time.Time, device, reason string)) error
+	// move is called (likewise) when the devices' shared grid of an `every` routine this device
+	// armed (Publish) is another one: this device re-arms the routine on a.
+	Start(journalID string, epoch uint64, settle func(routine string, slot time.Time, device, reason string), move func(routine string, a Anchor)) error
 	// Stop ends the session: the liveness key is deleted, so the other devices take over at
 	// once. The engine calls it once its runs have ended.
 	Stop()
@@ -38,16 +40,25 @@ type Coordinator interface {
 	// for long: a hub that cannot be reached gets it once it can.
 	Release(c HubClaim, outcome string)
 	// Anchors returns the every-grid anchor the devices share for each routine of every
-	// (routine → interval): the hub's when it has one for that interval, else now (truncated
-	// to the second), which the hub then keeps. Routines it cannot get (hub unreachable) are
-	// left out.
-	Anchors(ctx context.Context, every map[string]time.Duration, now time.Time) map[string]time.Time
+	// (routine → interval): the hub's when it has one for that interval and this device's own
+	// (local: routine → the anchor its journal keeps for that interval) is not an earlier other
+	// grid; else local, or now (truncated to the second) without one, which the hub then keeps.
+	// Routines it cannot get (hub unreachable) are left out.
+	Anchors(ctx context.Context, every map[string]time.Duration, local map[string]time.Time, now time.Time) map[string]time.Time
 	// Publish tells the other devices the definition hash of each shared routine
-	// (config.DefinitionHash), so that a routine defined differently is reported on both.
-	Publish(defs map[string]string)
+	// (config.DefinitionHash), so that a routine defined differently is reported on both, and
+	// tells the coordinator the grid this device armed for each shared `every` routine, which it
+	// keeps on the hub (published again when the hub lost it).
+	Publish(defs map[string]string, armed map[string]Anchor)
 	// LocalWhenOffline reports whether [hub] offline = "local": shared routines run here alone
 	// while the hub cannot be reached.
 	LocalWhenOffline() bool
+}
+
+// Anchor is the grid of an `every` routine: its interval and the time its slots count from.
+type Anchor struct {
+	Every time.Duration
+	At    time.Time
 }
 
 // HubVerdict is what the hub decided about one slot.

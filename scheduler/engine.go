@@ -234,7 +234,7 @@ func (e *Engine) Start(ctx context.Context) error {
 	if e.coord != nil {
 		// After the earlier owner's runs have ended: run keys this journal's earlier owners
 		// left on the hub are then known to be over, and are taken back (docs/design.md#9-devices).
-		if err := e.coord.Start(e.j.ID(), e.gate.Epoch(), e.settleElsewhere); err != nil {
+		if err := e.coord.Start(e.j.ID(), e.gate.Epoch(), e.settleElsewhere, e.moveAnchor); err != nil {
 			_ = s.Shutdown()
 			e.mu.Lock()
 			e.stopping = true

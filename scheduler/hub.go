@@ -122,7 +122,9 @@ func sameHub(a, b *config.Hub) bool {
 
 // hubAnchors returns the every-anchor the devices share for each shared `every` routine of cfg
 // (nil without a hub; routines the hub could not answer for are left out and keep this
-// device's own anchor until they are armed again).
+// device's own anchor until they are armed again). The anchors this device's journal keeps go
+// with the question: a hub that lost its own (a wiped store) gets this device's grid back rather
+// than a new one (docs/design.md#96-shared-every-anchor-and-config-drift).
 func (e *Engine) hubAnchors(cfg *config.Config, now time.Time) map[string]time.Time {
 	if e.coord == nil {
 		return nil
@@ -136,12 +138,18 @@ func (e *Engine) hubAnchors(cfg *config.Config, now time.Time) map[string]time.T
 	if len(every) == 0 {
 		return nil
 	}
+	local, err := e.j.Anchors(cfg)
+	if err != nil {
+		e.log.Warn("read the every-anchors this device armed; the hub's are used as they are", "err", err)
+		local = nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	return e.coord.Anchors(ctx, every, now)
+	return e.coord.Anchors(ctx, every, local, now)
 }
 
-// publishDefinitions tells the other devices how cfg defines each shared routine.
+// publishDefinitions tells the other devices how cfg defines each shared routine, and the
+// coordinator the grid armed for each shared `every` routine. e.mu is held.
 func (e *Engine) publishDefinitions(cfg *config.Config) {
 	if e.coord == nil {
 		return
@@ -152,7 +160,48 @@ func (e *Engine) publishDefinitions(cfg *config.Config) {
 			defs[r.Name] = config.DefinitionHash(r)
 		}
 	}
-	e.coord.Publish(defs)
+	e.coord.Publish(defs, e.armedAnchorsLocked())
+}
+
+// armedAnchorsLocked returns the grid armed for each shared `every` routine. e.mu is held.
+func (e *Engine) armedAnchorsLocked() map[string]Anchor {
+	armed := map[string]Anchor{}
+	for name, a := range e.routines {
+		if a.r.Shared && a.r.Kind == config.KindEvery && !a.r.Anchor.IsZero() {
+			armed[name] = Anchor{Every: a.r.Every, At: a.r.Anchor}
+		}
+	}
+	return armed
+}
+
+// moveAnchor re-arms the shared `every` routine on the devices' grid a, when it is still armed
+// with a.Every on another anchor (the Coordinator's move callback: after a wiped hub, another
+// device armed another grid, and the earliest one is kept: docs/design.md#96-shared-every-anchor-and-config-drift).
+// The anchor is persisted first; a fenced owner moves nothing.
+func (e *Engine) moveAnchor(routine string, to Anchor) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	a := e.routines[routine]
+	if e.stopping || a == nil || a.r.Kind != config.KindEvery || a.r.Every != to.Every || a.r.Anchor.Equal(to.At) {
+		return
+	}
+	if err := e.j.SetAnchors(map[string]time.Time{routine: to.At}); err != nil {
+		e.log.Warn("could not move an every-routine to the devices' grid", "routine", routine, "anchor", to.At, "err", err)
+		return
+	}
+	r := *a.r
+	from := r.Anchor
+	r.Anchor = to.At
+	a.r, a.sched = &r, r.Slots(to.At)
+	if err := e.armLocked(a); err != nil {
+		e.log.Error("re-arm on the devices' grid", "routine", routine, "err", err)
+		return
+	}
+	e.log.Warn("every-routine moved to the grid the other devices run (the hub had another; the earliest is kept)",
+		"routine", routine, "from", from, "to", to.At)
+	if e.cfg != nil {
+		e.publishDefinitions(e.cfg)
+	}
 }
 
 // settleElsewhere records in this device's journal that the run of slot of routine on device

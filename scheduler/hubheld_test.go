@@ -20,13 +20,15 @@ type flakyHub struct {
 	asked  []time.Time // the slot of each Claim, in order
 }
 
-func (c *flakyHub) Start(string, uint64, func(string, time.Time, string, string)) error { return nil }
-func (c *flakyHub) Stop()                                                               {}
-func (c *flakyHub) Device() string                                                      { return "laptop" }
-func (c *flakyHub) Release(HubClaim, string)                                            {}
-func (c *flakyHub) Publish(map[string]string)                                           {}
-func (c *flakyHub) LocalWhenOffline() bool                                              { return false }
-func (c *flakyHub) Anchors(context.Context, map[string]time.Duration, time.Time) map[string]time.Time {
+func (c *flakyHub) Start(string, uint64, func(string, time.Time, string, string), func(string, Anchor)) error {
+	return nil
+}
+func (c *flakyHub) Stop()                                        {}
+func (c *flakyHub) Device() string                               { return "laptop" }
+func (c *flakyHub) Release(HubClaim, string)                     {}
+func (c *flakyHub) Publish(map[string]string, map[string]Anchor) {}
+func (c *flakyHub) LocalWhenOffline() bool                       { return false }
+func (c *flakyHub) Anchors(context.Context, map[string]time.Duration, map[string]time.Time, time.Time) map[string]time.Time {
 	return nil
 }
 

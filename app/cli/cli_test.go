@@ -16,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/routinely/routinely/app/paths"
+	"github.com/routinely/routinely/hub"
 	"github.com/routinely/routinely/internal/syncbuf"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
@@ -50,6 +51,7 @@ func TestExitCodeFor(t *testing.T) {
 		{fmt.Errorf("d: %w", ownership.ErrUnsafeDir), ExitPermission},
 		{fmt.Errorf("d: %w", os.ErrPermission), ExitPermission},
 		{fmt.Errorf("f:1:2: %w", config.ErrConfig), ExitConfig},
+		{fmt.Errorf("start: hub: %w: another device", hub.ErrNameTaken), ExitConfig},
 		{withCode(ExitUnhealthy, nil), ExitUnhealthy},
 		{withCode(ExitNoOwner, errors.New("x")), ExitNoOwner},
 	}

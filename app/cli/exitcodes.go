@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/routinely/routinely/hub"
 	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler/config"
 )
@@ -19,7 +20,7 @@ const (
 	ExitUnhealthy  = 4  // status: an owner holds the guard but looks wedged, stalled, draining or cannot write its journal
 	ExitTempFail   = 75 // owned by another process, takeover denied or timed out (EX_TEMPFAIL)
 	ExitPermission = 77 // the state directory is unsafe or not accessible (EX_NOPERM)
-	ExitConfig     = 78 // routines.toml does not parse or has invalid routines (EX_CONFIG)
+	ExitConfig     = 78 // routines.toml does not parse or has invalid routines, or its [hub] device name is taken (EX_CONFIG)
 )
 
 // exitCodesHelp is appended to every command's help so the codes are one `--help` away.
@@ -32,7 +33,8 @@ const exitCodesHelp = `Exit codes:
   75  owned by another process; takeover denied or timed out; run with no owner
   77  permission: the state directory is unsafe or not accessible
   78  configuration: routines.toml is missing, does not parse or has invalid routines (file:line:col);
-      routines: also while it lists the last good version of a file that does not parse`
+      routines: also while it lists the last good version of a file that does not parse;
+      daemon: also when another device on the hub uses this device's name ([hub] device)`
 
 // exitError carries an exit code with the error that caused it. A nil err with a code means
 // "exit with code, the command already printed what it had to say".
@@ -75,7 +77,7 @@ func exitCodeFor(err error) int {
 		return ExitTempFail
 	case errors.Is(err, ownership.ErrUnsafeDir), errors.Is(err, os.ErrPermission):
 		return ExitPermission
-	case errors.Is(err, config.ErrConfig), errors.Is(err, errNoConfig):
+	case errors.Is(err, config.ErrConfig), errors.Is(err, errNoConfig), errors.Is(err, hub.ErrNameTaken):
 		return ExitConfig
 	default:
 		return ExitError

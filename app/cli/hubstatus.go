@@ -32,7 +32,9 @@ type jsonHub struct {
 	OfflineLocal bool            `json:"offline_local"`
 	Devices      []jsonHubDevice `json:"devices"`
 	Drift        []jsonHubDrift  `json:"drift"`
-	UpdatedAt    *time.Time      `json:"updated_at"`
+	// NameClash: the ids of other live devices that use this device's name.
+	NameClash []string   `json:"name_clash"`
+	UpdatedAt *time.Time `json:"updated_at"`
 }
 
 // jsonHubDevice is one device seen on the hub.
@@ -58,7 +60,7 @@ func hubStatus(p paths.Paths, cfg *config.Config, st ownership.Status, now time.
 	if cfg == nil || cfg.Hub == nil {
 		return nil, nil
 	}
-	out := &jsonHub{URL: redact.URL(cfg.Hub.URL), Device: cfg.Hub.Device, Devices: []jsonHubDevice{}, Drift: []jsonHubDrift{}}
+	out := &jsonHub{URL: redact.URL(cfg.Hub.URL), Device: cfg.Hub.Device, Devices: []jsonHubDevice{}, Drift: []jsonHubDrift{}, NameClash: []string{}}
 	if !st.Held || st.Record == nil {
 		return out, nil
 	}
@@ -75,6 +77,7 @@ func hubStatus(p paths.Paths, cfg *config.Config, st ownership.Status, now time.
 	for _, d := range s.Drift {
 		out.Drift = append(out.Drift, jsonHubDrift{Routine: d.Routine, Devices: d.Devices})
 	}
+	out.NameClash = append(out.NameClash, s.NameClash...)
 	switch {
 	case !s.Connected && s.Refused:
 		since := s.Since
@@ -130,5 +133,8 @@ func printHub(w io.Writer, h *jsonHub, now time.Time) {
 	}
 	for _, d := range h.Drift {
 		fmt.Fprintf(w, "  ! routine %s is defined differently on %s: make routines.toml the same on every device\n", d.Routine, strings.Join(d.Devices, ", "))
+	}
+	if len(h.NameClash) > 0 {
+		fmt.Fprintf(w, "  ! another device on the hub is also called %s: give one of them another name (device under [hub] in routines.toml)\n", h.Device)
 	}
 }

@@ -17,8 +17,10 @@ import (
 // nil (the single-device engine, unchanged) when it has none or cannot be read now (the engine
 // then reports that file). onChange (may be nil) is told when what the device sees of the hub
 // changed (hub.Options.OnChange). [hub] is read when the routines start: a change applies at the next
-// start. Errors: a [hub] that is invalid or whose token or ca_file cannot be read, wrapping
-// config.ErrConfig, since running shared routines without the hub could run them twice.
+// start. The device's id on the hub is kept in the state directory (hub.LoadID, made at the
+// first start). Errors: a [hub] that is invalid or whose token or ca_file cannot be read,
+// wrapping config.ErrConfig, since running shared routines without the hub could run them
+// twice; the device id file's (hub.ErrDeviceID and the file system's, wrapped).
 func hubClient(p paths.Paths, version string, logger *slog.Logger, onChange func()) (scheduler.Coordinator, error) {
 	cfg, err := config.LoadConfig(p.Config)
 	if err != nil {
@@ -48,9 +50,13 @@ func hubClient(p paths.Paths, version string, logger *slog.Logger, onChange func
 	if err != nil {
 		return nil, fmt.Errorf("%s:%d:%d: [hub]: %w: %w", p.Config, h.Line, h.Col, err, config.ErrConfig)
 	}
-	logger.Info("sharing the routines through the hub", "hub", redact.URL(h.URL), "device", h.Device, "offline", h.Offline)
+	id, err := hub.LoadID(p.State)
+	if err != nil {
+		return nil, err
+	}
+	logger.Info("sharing the routines through the hub", "hub", redact.URL(h.URL), "device", h.Device, "device_id", id, "offline", h.Offline)
 	return hub.New(hub.Options{URL: h.URL, Token: token, TokenFile: h.TokenFile, RootCAs: roots,
-		Device: h.Device, LivenessTTL: h.LivenessTTL,
+		ID: id, Device: h.Device, LivenessTTL: h.LivenessTTL,
 		OfflineLocal: h.Offline == config.OfflineLocal, Version: version, StateDir: p.State,
 		PID: os.Getpid(), Logger: logger, OnChange: onChange}), nil
 }

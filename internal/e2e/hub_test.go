@@ -347,3 +347,151 @@ func TestHubHandsOverToItsProgram(t *testing.T) {
 		t.Fatalf("hub without routinely-hub: exit %d, stderr %q; want 1 naming routinely-hub and the stock nats-server", code, stderr)
 	}
 }
+
+// Two devices called the same (two machines named after their host, debian): the second daemon
+// is refused while the first is up on the hub (exit 78, naming the name and the fix), so the two
+// never share a liveness key and mark each other's runs interrupted. Each has its own id in its
+// state directory (0600); renamed, the second joins and both see two devices.
+func TestHubSecondDeviceWithTheSameNameIsRefused(t *testing.T) {
+	h := startHubProc(t, filepath.Join(t.TempDir(), "hub"), "127.0.0.1:0")
+	homeA := deviceHome(t, h, "debian", hourly)
+	homeB := deviceHome(t, h, "debian", hourly)
+	a := start(t, homeA, "daemon")
+	waitOwner(t, homeA, a.pid())
+	waitStatus(t, homeA, "connected to the hub", func(s statusOut) bool { return s.Hub != nil && s.Hub.Connected })
+
+	b := start(t, homeB, "daemon")
+	code := b.wait(ownDeadline)
+	stderr := b.stderr.String()
+	if code != 78 || !strings.Contains(stderr, `"debian"`) || !strings.Contains(stderr, "another device") || !strings.Contains(stderr, "device = ") {
+		t.Fatalf("second daemon called debian: exit %d, stderr:\n%s\nwant 78 naming the clash and how to rename", code, stderr)
+	}
+
+	ids := map[string]bool{}
+	for _, home := range []string{homeA, homeB} {
+		path := filepath.Join(home, "device-id")
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode().Perm() != 0o600 {
+			t.Fatalf("%s: %v, %v; want a 0600 file", path, fi, err)
+		}
+		data, _ := os.ReadFile(path)
+		ids[strings.TrimSpace(string(data))] = true
+	}
+	if len(ids) != 2 {
+		t.Fatalf("the two devices have ids %v, want two different ones", ids)
+	}
+
+	cfg, err := os.ReadFile(filepath.Join(homeB, "routines.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeConfig(t, homeB, strings.Replace(string(cfg), `device = "debian"`, `device = "debian-2"`, 1))
+	b = start(t, homeB, "daemon")
+	waitOwner(t, homeB, b.pid())
+	waitStatus(t, homeB, "both devices up", func(s statusOut) bool {
+		return s.Hub != nil && s.Hub.Connected && len(s.Hub.Devices) == 2 && s.Hub.Devices[0].Alive && s.Hub.Devices[1].Alive
+	})
+	for _, p := range []*proc{a, b} {
+		p.stopWith(syscall.SIGTERM)
+	}
+}
+
+// A wiped hub store (the hub stopped, its JetStream files deleted, started again on the same
+// token) loses the shared anchor of an `every` routine. The devices give the hub their grid back
+// from their journals, so a device that arms the routine again afterwards (here the desktop,
+// restarted half-way between two slots of the grid, where a new anchor would start another grid)
+// keeps the one grid: every slot that runs is on it, none runs twice.
+func TestHubWipedStoreKeepsOneGrid(t *testing.T) {
+	const period = 5 * time.Second
+	dir := t.TempDir()
+	out := filepath.Join(dir, "slots.txt")
+	store := filepath.Join(dir, "hub-store")
+	h := startHubProc(t, store, "127.0.0.1:0")
+	listen := strings.TrimPrefix(h.url, "nats://")
+	routines := fmt.Sprintf(`
+[[routine]]
+name = "tick"
+every = "5s"
+shell = 'echo "$ROUTINELY_SLOT $ROUTINELY_DEVICE" >> %q'
+timeout = "4s"
+`, out)
+	homeA := deviceHome(t, h, "laptop", routines)
+	homeB := deviceHome(t, h, "desktop", routines)
+	a := start(t, homeA, "daemon")
+	waitOwner(t, homeA, a.pid())
+	b := start(t, homeB, "daemon")
+	waitOwner(t, homeB, b.pid())
+	waitStatus(t, homeA, "both devices up", func(s statusOut) bool {
+		return s.Hub != nil && s.Hub.Connected && len(s.Hub.Devices) == 2 && s.Hub.Devices[0].Alive && s.Hub.Devices[1].Alive
+	})
+	ran := func() map[int64][]string {
+		data, _ := os.ReadFile(out)
+		slots := map[int64][]string{}
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			f := strings.Fields(line)
+			if len(f) != 2 {
+				continue
+			}
+			slot, err := time.Parse(time.RFC3339, f[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			slots[slot.Unix()] = append(slots[slot.Unix()], f[1])
+		}
+		return slots
+	}
+	var phase int64 = -1
+	deadline := time.Now().Add(3 * period)
+	for phase < 0 {
+		for slot := range ran() {
+			phase = slot % int64(period/time.Second)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no slot ran within %s", 3*period)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	h.signal(syscall.SIGTERM)
+	if code := h.wait(cmdTimeout); code != 0 {
+		t.Fatalf("hub: exit %d on SIGTERM", code)
+	}
+	if err := os.RemoveAll(filepath.Join(store, "jetstream")); err != nil {
+		t.Fatal(err)
+	}
+	// Half-way between two slots of the grid: an anchor taken now is off it.
+	now := time.Now()
+	off := now.Truncate(period).Add(time.Duration(phase)*time.Second + period/2)
+	for off.Before(now) {
+		off = off.Add(period)
+	}
+	time.Sleep(time.Until(off))
+	h = startHubProc(t, store, listen)
+	b.stopWith(syscall.SIGTERM)
+	b = start(t, homeB, "daemon")
+	waitOwner(t, homeB, b.pid())
+	rearmed := time.Now()
+	time.Sleep(4 * period)
+
+	for _, p := range []*proc{a, b} {
+		p.stopWith(syscall.SIGTERM)
+	}
+	h.signal(syscall.SIGTERM)
+	h.wait(cmdTimeout)
+	after := 0
+	for slot, devices := range ran() {
+		at := time.Unix(slot, 0).UTC().Format(time.RFC3339)
+		if len(devices) > 1 {
+			t.Errorf("slot %s ran twice: on %v", at, devices)
+		}
+		if slot%int64(period/time.Second) != phase {
+			t.Errorf("slot %s (on %v) is off the grid the devices shared (second %d of every 5): a second grid after the wipe", at, devices, phase)
+		}
+		if time.Unix(slot, 0).After(rearmed) {
+			after++
+		}
+	}
+	if after < 3 {
+		t.Fatalf("only %d slots ran after the desktop armed again", after)
+	}
+}
