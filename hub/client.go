@@ -352,7 +352,7 @@ func (c *Client) nameTaken(live map[string]deviceInfo) error {
 			continue
 		}
 		return fmt.Errorf("%w: another device on the hub %s is called %q too (its id %s, last seen %s): give this device another name with device = \"NAME\" under [hub] in routines.toml, then start again (if that device is this one before its state directory was reset, wait liveness_ttl, %s, and start again)",
-			ErrNameTaken, c.opts.URL, c.opts.Device, key, d.Seen.Format(time.RFC3339), c.opts.LivenessTTL)
+			ErrNameTaken, redact.URL(c.opts.URL), c.opts.Device, key, d.Seen.Format(time.RFC3339), c.opts.LivenessTTL)
 	}
 	return nil
 }

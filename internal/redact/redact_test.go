@@ -13,6 +13,18 @@ func TestURL(t *testing.T) {
 		{"http://admin:s3cretPW@host:bad/", "http://xxxxx@host:bad/"}, // does not parse
 		{"http://admin:s3cretPW@[::1/x", "http://xxxxx@[::1/x"},
 		{"not a url", "not a url"},
+		// A password with an unescaped '#', '/' or '?': the parser takes the '#' for the
+		// fragment's start (or fails), and the password would show.
+		{"http://admin:s3cr#et@127.0.0.1:9/", "http://xxxxx@127.0.0.1:9/"},
+		{"http://admin:1234#5@127.0.0.1:9/", "http://xxxxx@127.0.0.1:9/"},
+		{"http://admin:pa/ss@host/x", "http://xxxxx@host/x"},
+		{"nats://admin:Pa55#word@hub.lan:4222", "nats://xxxxx@hub.lan:4222"},
+		// NATS reads a user without a password as the token.
+		{"nats://S3cretToken@127.0.0.1:4222", "nats://xxxxx@127.0.0.1:4222"},
+		{"tls://S3cretToken@hub.lan:4222", "tls://xxxxx@hub.lan:4222"},
+		{"nats://S3cret#Token@hub.lan:4222", "nats://xxxxx@hub.lan:4222"},
+		// An '@' in a path with no ':' before it is no user info.
+		{"https://mastodon.social/@user", "https://mastodon.social/@user"},
 		{"", ""},
 	} {
 		if got := URL(c.in); got != c.want {

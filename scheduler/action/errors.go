@@ -11,4 +11,7 @@ var (
 	// ErrMissingDep: New was given a spec whose action needs a Deps field that is nil
 	// (watch needs Snapshots, notify needs Notifier).
 	ErrMissingDep = errors.New("missing action dependency")
+	// ErrURLParse: a URL with user info does not parse; the parser's own cause is left out,
+	// since it quotes a piece of the URL (`invalid port ":s3cret" after host`) (urlParseError).
+	ErrURLParse = errors.New("not a valid URL")
 )

@@ -27,6 +27,20 @@ func withBudget(ctx context.Context, timeout time.Duration) (context.Context, co
 	return context.WithCancel(ctx)
 }
 
+// urlParseError returns what may be shown of err, url.Parse's error for raw: its cause without
+// the *url.Error that quotes raw, password and all; ErrURLParse instead when raw has user info
+// (redact.URL changes it), since the cause may quote a piece of it.
+func urlParseError(err error, raw string) error {
+	if redact.URL(raw) != raw {
+		return ErrURLParse
+	}
+	var ue *neturl.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
 // send performs method url with headers and userAgent (a User-Agent entry in headers wins).
 // It returns the response (caller closes the body) or an error describing the failure for a
 // history line, naming the URL without its password (redact.URL); a non-2xx status is not an
@@ -35,12 +49,7 @@ func send(ctx context.Context, client *http.Client, method, url, userAgent strin
 	shown := redact.URL(url)
 	req, err := http.NewRequestWithContext(ctx, method, url, nil)
 	if err != nil {
-		// A *url.Error from parsing quotes the URL, password and all: keep only its cause.
-		var ue *neturl.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return nil, fmt.Errorf("build request for %s: %w", shown, err)
+		return nil, fmt.Errorf("build request for %s: %w", shown, urlParseError(err, url))
 	}
 	req.Header.Set("User-Agent", userAgent)
 	for k, v := range headers {

@@ -17,6 +17,8 @@ func TestURLPasswordNotInErrors(t *testing.T) {
 	}
 	for _, spec := range []interface{ Validate() []FieldError }{
 		PingSpec{URL: bad}, PingSpec{URL: "ftp://admin:s3cretPW@host/"}, WatchSpec{URL: "http://admin:s3cretPW@/x"},
+		// An unescaped '#' in the password: it parses, as host "admin" and a fragment.
+		PingSpec{URL: "http://admin:1234#s3cretPW@127.0.0.1:9/"}, WatchSpec{URL: "http://admin:s3cretPW#1@127.0.0.1:9/"},
 	} {
 		errs := spec.Validate()
 		if len(errs) == 0 {

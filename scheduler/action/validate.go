@@ -1,7 +1,6 @@
 package action
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"net/url"
@@ -130,17 +129,18 @@ func validateURL(key, raw string) []FieldError {
 	shown := redact.URL(raw) // problems are shown in status, the log and the window
 	u, err := url.Parse(raw)
 	if err != nil {
-		var ue *url.Error // it quotes raw, password and all
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return []FieldError{{Key: key, Message: fmt.Sprintf("url %q does not parse: %v", shown, err)}}
+		return []FieldError{{Key: key, Message: fmt.Sprintf("url %q does not parse: %v", shown, urlParseError(err, raw))}}
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return []FieldError{{Key: key, Message: fmt.Sprintf("url %q must start with http:// or https://", shown)}}
 	}
 	if u.Host == "" {
 		return []FieldError{{Key: key, Message: fmt.Sprintf("url %q has no host", shown)}}
+	}
+	if u.User == nil && shown != raw {
+		// redact.URL saw user info the parser did not: "http://admin:12#34@host/" would go to
+		// a host named "admin", with the rest as its fragment.
+		return []FieldError{{Key: key, Message: fmt.Sprintf("url %q has an '@' after a '#', '/' or '?': a password with those characters is written %%23, %%2F, %%3F", shown)}}
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,6 +121,8 @@ func (v *validator) hub(val any) *Hub {
 		v.problem("", "hub", "[hub] needs url = \"nats://HOST:4222\" (what `routinely hub` prints)")
 	case !strings.HasPrefix(h.URL, "nats://") && !strings.HasPrefix(h.URL, "tls://"):
 		v.problem("", "hub.url", "url %q must start with nats:// or tls://", redact.URL(h.URL))
+	case !hubURLParses(h.URL):
+		v.problem("", "hub.url", "url %q is not nats://HOST:PORT (a '#', '/', '?' or '@' in a user name or password is written %%23, %%2F, %%3F, %%40; a token goes in token_file)", redact.URL(h.URL))
 	}
 	h.Token, h.TokenFile = str("token"), str("token_file")
 	switch {
@@ -164,6 +167,14 @@ func (v *validator) hub(val any) *Hub {
 		return nil
 	}
 	return h
+}
+
+// hubURLParses reports whether raw is a server URL as nats.go reads it: a host, and no path,
+// query or fragment. A password with an unescaped '#' otherwise makes the rest of the URL a
+// fragment, and the connection goes to a host named after the user.
+func hubURLParses(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && u.Host != "" && (u.Path == "" || u.Path == "/") && u.RawQuery == "" && u.Fragment == "" && !strings.Contains(raw, "#")
 }
 
 // DeviceName returns the default device name: the host name, cut to what a hub key allows
