@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -69,6 +70,22 @@ func runDevServe(ctx context.Context, e *env, o devServeOptions) error {
 	return nil
 }
 
+// open opens rel in h's root and returns it with what it is. It opens without blocking, and
+// judges the file it opened (not a stat before the open, which a FIFO swapped in between would
+// turn into a request that hangs). Errors: the open's or the stat's, with nothing left open.
+func (h rootHandler) open(rel string) (*os.File, os.FileInfo, error) {
+	f, err := h.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		_ = f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
 // loopbackHost reports whether host (of a listen address) is this machine only: "localhost" or
 // a loopback address; "" and 0.0.0.0 are every interface.
 func loopbackHost(host string) bool {
@@ -100,26 +117,26 @@ func (h rootHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if rel == "" {
 		rel = "."
 	}
-	fi, err := h.root.Stat(rel)
+	f, fi, err := h.open(rel)
 	if err == nil && fi.IsDir() {
+		_ = f.Close()
 		if !strings.HasSuffix(r.URL.Path, "/") {
 			// Relative links in the index resolve against the directory only with the slash.
 			http.Redirect(w, r, name+"/", http.StatusMovedPermanently) // name: never "//host"
 			return
 		}
 		rel = path.Join(rel, "index.html")
-		fi, err = h.root.Stat(rel)
+		f, fi, err = h.open(rel)
 	}
-	if err != nil || !fi.Mode().IsRegular() { // a FIFO would block the open; no listing
-		http.NotFound(w, r)
-		return
-	}
-	f, err := h.root.Open(rel)
 	if err != nil {
 		http.NotFound(w, r)
 		return
 	}
 	defer func() { _ = f.Close() }()
+	if !fi.Mode().IsRegular() { // no listing, no device
+		http.NotFound(w, r)
+		return
+	}
 	http.ServeContent(w, r, fi.Name(), fi.ModTime(), f)
 }
 
