@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/routinely/routinely/app/paths"
+	"github.com/routinely/routinely/ownership"
 	"github.com/routinely/routinely/scheduler"
 	"github.com/routinely/routinely/scheduler/config"
 	"github.com/routinely/routinely/scheduler/journal"
@@ -127,15 +128,42 @@ func openJournal(p paths.Paths) (*journal.Journal, error) {
 	return j, nil
 }
 
+// journalBackWait is how long a command waits for a missing journal.db to come back while an
+// owner holds the guard (openJournalCreate): the owner notices a deleted journal within a
+// heartbeat and puts it back once its runs in flight end.
+const journalBackWait = 3 * time.Second
+
 // openJournalCreate opens the journal, creating and migrating it if needed (SQLite makes that
 // safe beside a running owner). For commands that leave requests for the owner: run, pause,
-// resume. Errors: the journal's, wrapped.
+// resume. A journal.db missing while an owner holds the guard was deleted under it: the owner
+// puts back the file it has open (docs/design.md §4.10), and one made here would meet the old
+// -wal and be refused by the owner (journal-replaced) with the request in it; so it waits up to
+// journalBackWait for the file and otherwise refuses. Errors: that refusal (exit 75, naming the
+// owner and what to do); the journal's, wrapped.
 func openJournalCreate(p paths.Paths) (*journal.Journal, error) {
+	if _, err := os.Lstat(p.Journal); errors.Is(err, fs.ErrNotExist) {
+		if st, _ := ownership.Inspect(p.State); st.Held && !waitForFile(p.Journal, journalBackWait) {
+			return nil, withCode(ExitTempFail, fmt.Errorf("%s is missing while %s owns the routines: it puts back the journal it has open once its runs in flight end ('"+progName+" status' says journal-replaced until then); try again then",
+				p.Journal, describeOwner(st.Record, time.Now())))
+		}
+	}
 	j, err := journal.Open(p.Journal)
 	if err != nil {
 		return nil, fmt.Errorf("open journal %s: %w", p.Journal, err)
 	}
 	return j, nil
+}
+
+// waitForFile reports whether path exists within wait, looking every 100 ms.
+func waitForFile(path string, wait time.Duration) bool {
+	for deadline := time.Now().Add(wait); ; time.Sleep(100 * time.Millisecond) {
+		if _, err := os.Lstat(path); err == nil {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
 }
 
 // inForce is the set of routines an observer shows: routines.toml's, or while the file cannot

@@ -79,6 +79,14 @@ func TestDeletedJournalIsNoticedAndPutBack(t *testing.T) {
 			t.Errorf("journal-replaced says %q: want what happened to journal.db", dg.Message)
 		}
 	}
+	// A request made meanwhile never makes a journal of its own (it would meet the deleted one's
+	// -wal, and the owner would refuse it as another file): it waits for the journal to be back,
+	// or says to try again.
+	// (A journal made by the request would keep the owner from putting its own back: the wait
+	// for healthy below would time out.)
+	if _, stderr, code := run(t, home, "pause", "long"); code != 0 && (code != 75 || !strings.Contains(stderr, "missing while")) {
+		t.Errorf("pause while journal.db is gone: exit %d, stderr:\n%s\nwant 75 saying it is missing, or 0 once it is back", code, stderr)
+	}
 	waitStatus(t, home, "healthy once the journal is back", func(s statusOut) bool { return s.ExitCode == 0 })
 	backAt := time.Now()
 	t.Logf("journal-replaced %s after the deletion; healthy again after %s", s.Diagnoses, backAt.Sub(deletedAt).Round(time.Millisecond))

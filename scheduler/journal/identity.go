@@ -14,6 +14,17 @@ import (
 	"path/filepath"
 )
 
+// requestIntact is Intact for the writes any process makes (run-now requests, pauses): a process
+// that does not own (epoch 0) and kept its handle across a deletion would write them into the
+// deleted file, where the owner never sees them. The owner's own writes go to the file it has
+// open, which it puts back (Restore), so they need no check. Errors: Intact's.
+func (j *Journal) requestIntact() error {
+	if j.epoch.Load() != 0 {
+		return nil
+	}
+	return j.Intact()
+}
+
 // Intact checks that the journal's path still holds the file this handle opened: the same file
 // (os.SameFile: device and inode, or volume and file index on Windows) as when it was opened.
 // The open file is held by SQLite, so a new file at the path can never reuse its inode, and a

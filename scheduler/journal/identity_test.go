@@ -136,3 +136,38 @@ func TestRestoreOfAJournalMovedBack(t *testing.T) {
 		t.Fatalf("the journal after Restore: last slots %v, %v", last, err)
 	}
 }
+
+// A process that does not own and kept its handle across a deletion of journal.db (the
+// desktop's observer) gets ErrReplaced for a run-now request, a pause and a resume, rather than
+// writing them into the deleted file where the owner never sees them; the owner's own handle
+// writes on (its file is put back).
+func TestRequestsRefusedWhileTheFileIsGone(t *testing.T) {
+	owner := acquiredJournal(t)
+	requester, err := Open(owner.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = requester.Close() }()
+	aside := owner.path + ".aside"
+	if err := os.Rename(owner.path, aside); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := requester.RequestRun("r"); !errors.Is(err, ErrReplaced) {
+		t.Errorf("RequestRun while journal.db is gone: %v; want ErrReplaced", err)
+	}
+	if err := requester.SetPaused("r", "", nil); !errors.Is(err, ErrReplaced) {
+		t.Errorf("SetPaused while journal.db is gone: %v; want ErrReplaced", err)
+	}
+	if err := requester.Resume("r"); !errors.Is(err, ErrReplaced) {
+		t.Errorf("Resume while journal.db is gone: %v; want ErrReplaced", err)
+	}
+	if err := owner.SetPaused("r", "auto-paused", nil); err != nil {
+		t.Errorf("the owner's own pause while journal.db is gone: %v; want it written to the open file", err)
+	}
+	if err := os.Rename(aside, owner.path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := requester.RequestRun("r"); err != nil {
+		t.Errorf("RequestRun once the file is back: %v", err)
+	}
+}

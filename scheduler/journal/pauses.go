@@ -10,8 +10,12 @@ import (
 
 // SetPaused pauses routine ("" = all) with an optional note and end time (nil: until resumed).
 // The pause lives in the journal, so it survives restarts and handoffs; while paused, slots are
-// recorded `skipped` with reason `paused`. Errors: the write error, wrapped.
+// recorded `skipped` with reason `paused`. Errors: one wrapping ErrReplaced when this handle does not own
+// and journal.db is no longer the file it opened (requestIntact); the write error, wrapped.
 func (j *Journal) SetPaused(routine, note string, until *time.Time) error {
+	if err := j.requestIntact(); err != nil {
+		return fmt.Errorf("pause %q: %w", routine, err)
+	}
 	var u any
 	if until != nil {
 		u = until.UnixNano()
@@ -26,9 +30,13 @@ func (j *Journal) SetPaused(routine, note string, until *time.Time) error {
 }
 
 // Resume clears a pause on routine ("" = all: every pause, global and per routine). Resuming
-// does not replay the paused span: those slots are already recorded skipped. Errors: the write
-// error, wrapped.
+// does not replay the paused span: those slots are already recorded skipped. Errors: one wrapping
+// ErrReplaced when this handle does not own and journal.db is no longer the file it opened
+// (requestIntact); the write error, wrapped.
 func (j *Journal) Resume(routine string) error {
+	if err := j.requestIntact(); err != nil {
+		return fmt.Errorf("resume %q: %w", routine, err)
+	}
 	var err error
 	if routine == "" {
 		err = j.exec(`DELETE FROM pauses`)

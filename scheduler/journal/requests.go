@@ -14,8 +14,12 @@ import (
 // RequestRun records a run-now request for routine and returns its id. The owner's engine picks
 // requests up within 1 s and runs them through the same claim, overlap, timeout and history path
 // as scheduled runs, with trigger "manual" (a manual run is never a second firing from
-// a non-owner). Errors: the insert error, wrapped.
+// a non-owner). Errors: one wrapping ErrReplaced when this handle does not own and journal.db is no
+// longer the file it opened (requestIntact); the insert error, wrapped.
 func (j *Journal) RequestRun(routine string) (int64, error) {
+	if err := j.requestIntact(); err != nil {
+		return 0, fmt.Errorf("request run of %s: %w", routine, err)
+	}
 	var id int64
 	err := j.write(func(tx *sql.Tx) error {
 		res, err := tx.Exec(`INSERT INTO requests (routine, requested_at) VALUES (?, ?)`, routine, time.Now().UnixNano())

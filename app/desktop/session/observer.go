@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -47,12 +48,24 @@ func stamp(path string) fileStamp {
 	return fileStamp{mod: fi.ModTime(), size: fi.Size(), ok: true}
 }
 
-// journal opens the run journal on first use (it is shared with the owner through WAL).
+// journal opens the run journal on first use (it is shared with the owner through WAL), and
+// again once journal.db is no longer the file it opened (deleted and put back by the owner,
+// docs/design.md §4.10): a request written into the deleted file would be lost. While the path
+// is empty it makes no journal of its own (the owner's put-back would find the path taken).
+// Errors: the open's, wrapped; while journal.db is missing, one wrapping journal.ErrReplaced.
 func (o *observer) journal() (*journal.Journal, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.j != nil {
-		return o.j, nil
+		err := o.j.Intact()
+		if !errors.Is(err, journal.ErrReplaced) {
+			return o.j, nil
+		}
+		_ = o.j.Close()
+		o.j = nil
+		if _, serr := os.Lstat(o.p.Journal); serr != nil {
+			return nil, fmt.Errorf("the run journal: %w; the owner puts it back once its runs in flight end", err)
+		}
 	}
 	j, err := journal.Open(o.p.Journal)
 	if err != nil {
