@@ -347,6 +347,13 @@ func startEngine(h *ownership.Handle, p paths.Paths, n scheduler.Notifier, logge
 	if err != nil {
 		return nil, nil, err
 	}
+	// An owner killed while putting a deleted journal back leaves the whole copy beside the
+	// path: take it, rather than start an empty journal that forgets which slots ran.
+	if adopted, err := journal.AdoptRestored(p.Journal); err != nil {
+		logger.Warn("an earlier owner's put-back journal is left beside journal.db", "err", err)
+	} else if adopted {
+		logger.Warn("journal.db put back from the copy an earlier owner made before it stopped", "path", p.Journal)
+	}
 	j, err := journal.Open(p.Journal)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open journal %s: %w", p.Journal, err)

@@ -276,3 +276,46 @@ func maxTime(a, b time.Time) time.Time {
 	}
 	return a
 }
+
+// An owner killed after its put-back copy of a deleted journal was whole, before linking it into
+// place, leaves journal.db missing and journal.db.restored beside it: the next owner adopts the
+// copy, so the history (and the claims that keep a slot from running twice) carry on, rather
+// than starting an empty journal.
+func TestNextOwnerAdoptsAPutBackCopy(t *testing.T) {
+	t.Parallel()
+	home := newHome(t, journalGone)
+	d := start(t, home, "daemon")
+	waitOwner(t, home, d.pid())
+	waitSuccesses(t, home, 2, time.Time{})
+	// The copy is whole and has no log of its own (VACUUM INTO): a stopped owner's journal,
+	// checkpointed by its close, stands in for it. A -wal left at the path is the deleted
+	// file's, which the adoption must remove, never replay into the copy.
+	d.signal(syscall.SIGTERM)
+	if code := d.wait(cmdTimeout); code != 0 {
+		t.Fatalf("daemon: exit %d on SIGTERM", code)
+	}
+	before := len(routineHistory(t, home, "tick"))
+	journal := filepath.Join(home, "journal.db")
+	if err := os.Rename(journal, journal+".restored"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(journal+"-wal", []byte("the deleted journal's log"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	d = start(t, home, "daemon")
+	waitOwner(t, home, d.pid())
+	if after := len(routineHistory(t, home, "tick")); after < before {
+		t.Errorf("tick has %d records after the next owner started, %d before: the put-back copy was not adopted", after, before)
+	}
+	if _, err := os.Lstat(journal + ".restored"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("journal.db.restored after the next owner started: %v; want it adopted", err)
+	}
+	d.signal(syscall.SIGTERM)
+	if code := d.wait(cmdTimeout); code != 0 {
+		t.Fatalf("daemon: exit %d on SIGTERM", code)
+	}
+	if !strings.Contains(d.stderr.String(), "put back from the copy an earlier owner made") {
+		t.Errorf("the daemon's log does not say it adopted the copy:\n%s", d.stderr.String())
+	}
+}

@@ -22,6 +22,9 @@ var (
 	// was deleted, or another file was put in its place): a claim written now would not be in
 	// journal.db on disk (Intact).
 	ErrReplaced = errors.New("journal.db was deleted or replaced while open")
+	// ErrRestoredBeside: AdoptRestored found an earlier owner's put-back copy beside a journal
+	// made since; both are left as they are.
+	ErrRestoredBeside = errors.New("a put-back journal copy is beside another journal")
 	// ErrClosed: a write through a journal after its Close.
 	ErrClosed = errors.New("journal closed")
 )

@@ -6,6 +6,7 @@ package journal
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -169,5 +170,72 @@ func TestRequestsRefusedWhileTheFileIsGone(t *testing.T) {
 	}
 	if _, err := requester.RequestRun("r"); err != nil {
 		t.Errorf("RequestRun once the file is back: %v", err)
+	}
+}
+
+// An owner killed after its put-back copy was whole but before it was linked into place leaves
+// journal.db missing and journal.db.restored beside it (with the deleted file's -wal at the
+// path): the next owner adopts the copy, history and claims kept, the stale -wal gone. A kill
+// after the link leaves two names of one file: the copy's is removed. A journal made since is
+// left alone, and so is the copy (ErrRestoredBeside).
+func TestAdoptRestoredFinishesAPutBack(t *testing.T) {
+	j := acquiredJournal(t)
+	path := j.path
+	slot := time.Unix(100, 0)
+	if _, err := j.Claim(Claim{Routine: "r", Slot: slot, Trigger: TriggerSchedule, Outcome: OutcomeSuccess}); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path, path+RestoredSuffix); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path+"-wal", []byte("the deleted file's log"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if adopted, err := AdoptRestored(path); !adopted || err != nil {
+		t.Fatalf("AdoptRestored = %v, %v; want the copy linked into place", adopted, err)
+	}
+	for _, gone := range []string{path + RestoredSuffix, path + "-wal"} {
+		if _, err := os.Lstat(gone); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s after adoption: %v; want it gone", filepath.Base(gone), err)
+		}
+	}
+	back, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := back.History("r", 10)
+	if err != nil || len(runs) != 1 || !runs[0].Slot.Equal(slot) {
+		t.Errorf("history after adoption: %+v, %v; want the run of slot %s", runs, err, slot)
+	}
+	_ = back.Close()
+
+	// A kill after the link: two names of one file.
+	if err := os.Link(path, path+RestoredSuffix); err != nil {
+		t.Fatal(err)
+	}
+	if adopted, err := AdoptRestored(path); adopted || err != nil {
+		t.Fatalf("AdoptRestored with the copy in place = %v, %v; want false, nil", adopted, err)
+	}
+	if _, err := os.Lstat(path + RestoredSuffix); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the copy's second name after adoption: %v; want it removed", err)
+	}
+
+	// A journal made since: both left as they are.
+	if err := os.Rename(path, path+RestoredSuffix); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("made since"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if adopted, err := AdoptRestored(path); adopted || !errors.Is(err, ErrRestoredBeside) {
+		t.Fatalf("AdoptRestored beside a journal made since = %v, %v; want ErrRestoredBeside", adopted, err)
+	}
+	for _, kept := range []string{path, path + RestoredSuffix} {
+		if _, err := os.Lstat(kept); err != nil {
+			t.Errorf("%s: %v; want it kept", filepath.Base(kept), err)
+		}
 	}
 }
