@@ -6,7 +6,9 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -31,6 +33,9 @@ var oddDirNames = []string{"work#routines", "a?b", "100%", "100%41", "with space
 // DIR/journal.db, and nothing appears beside DIR.
 func TestOddDirectoryNamesKeepTheJournalInside(t *testing.T) {
 	for _, name := range oddDirNames {
+		if runtime.GOOS == "windows" && strings.ContainsAny(name, `?*:<>|"`) {
+			continue // not a file name there (https://learn.microsoft.com/windows/win32/fileio/naming-a-file)
+		}
 		t.Run(name, func(t *testing.T) {
 			parent := t.TempDir()
 			dir := filepath.Join(parent, name)
