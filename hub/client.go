@@ -54,7 +54,12 @@ type Options struct {
 	RootCAs *x509.CertPool
 	// ID is this device's id on the hub (LoadID): its liveness key is device.<ID>, and its claims
 	// and runs name it. Required.
-	ID           string
+	ID string
+	// Creds, if set, are this device's credentials on the hub ([hub] credentials_file): its
+	// claims and runs are signed with them, and a claim or run of another device counts only
+	// when signed by a device the same hub signed (ignored and reported otherwise). nil: this
+	// device signs nothing and trusts every claim, as devices before credentials did.
+	Creds        *Creds
 	Device       string        // this device's name (config.Hub.Device): a label
 	LivenessTTL  time.Duration // config.Hub.LivenessTTL
 	OfflineLocal bool          // [hub] offline = "local"
@@ -81,6 +86,12 @@ type holder struct {
 	Epoch   uint64    `json:"epoch"`
 	Slot    time.Time `json:"slot"`
 	At      time.Time `json:"at"`
+	// Key, Cert and Sig sign the holder (Creds.sign): the device's public key, the hub's
+	// signature over Name and Key, and Key's signature over the holder's content
+	// (holderContent). Empty from a device without credentials.
+	Key  string `json:"key,omitempty"`
+	Cert string `json:"cert,omitempty"`
+	Sig  string `json:"sig,omitempty"`
 }
 
 // label is the holder's device as people know it: its name.
@@ -182,6 +193,7 @@ type Client struct {
 	clash               []string            // ids of the live devices that use this device's name (reported)
 	shown               string              // stateKey of the State last written (OnChange)
 	delivered           map[string]bool     // devices the current watcher delivered before c.ready
+	ignored             map[string]string   // hub key → why its claim or run was not trusted (reported)
 
 	stop chan struct{}
 	done chan struct{}
@@ -199,7 +211,7 @@ func New(opts Options) *Client {
 	}
 	return &Client{opts: opts, log: opts.Logger.With("hub", redact.URL(opts.URL), "device", opts.Device, "device_id", opts.ID),
 		devices: map[string]*seenDevice{}, runs: map[string]runEntry{}, defs: map[string]string{}, anchors: map[string]anchorEntry{},
-		drift: map[string][]string{}, delivered: map[string]bool{}}
+		drift: map[string][]string{}, delivered: map[string]bool{}, ignored: map[string]string{}}
 }
 
 // Device is this device's name.
@@ -570,11 +582,47 @@ func claimKey(routine string, slot time.Time) string {
 	return "claim." + routine + "." + strconv.FormatInt(slot.UnixNano(), 10)
 }
 
-// me is the holder value of this device's claims and runs for slot.
-func (c *Client) me(slot time.Time) holder {
+// me is the holder value of this device's claims and runs for slot of routine, signed when
+// this device has credentials.
+func (c *Client) me(routine string, slot time.Time) holder {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return holder{Device: c.opts.ID, Name: c.opts.Device, Journal: c.journal, Epoch: c.epoch, Slot: slot.UTC(), At: time.Now().UTC()}
+	h := holder{Device: c.opts.ID, Name: c.opts.Device, Journal: c.journal, Epoch: c.epoch, Slot: slot.UTC(), At: time.Now().UTC()}
+	c.mu.Unlock()
+	if c.opts.Creds != nil {
+		h.Name = c.opts.Creds.Name
+		c.opts.Creds.sign(routine, &h)
+	}
+	return h
+}
+
+// trusted reports whether the holder h of routine, read at the hub key key (of slot; zero for a
+// run key, which may hold any slot), is one this device
+// may act on: always without credentials; with them, only one signed by a device the hub signed
+// (Creds.untrusted). An untrusted holder is ignored as if the key were not there, logged and
+// reported in hub.json (Ignored) once per key: anyone with the hub's token can write any key,
+// and a forged claim that counted would make every device skip the slot.
+func (c *Client) trusted(key, routine string, slot time.Time, h holder) bool {
+	if c.opts.Creds == nil {
+		return true
+	}
+	why := c.opts.Creds.untrusted(routine, slot, h)
+	if why == "" {
+		return true
+	}
+	c.mu.Lock()
+	told := c.ignored[key] == why
+	c.ignored[key] = why
+	c.mu.Unlock()
+	if !told {
+		c.log.Warn("ignored a claim no device of this hub signed: someone with the hub's token wrote it, or a device without credentials_file did; this device claims the slot over it",
+			"key", key, "why", why, "claimed_by", h.label())
+	}
+	return false
+}
+
+// mine reports whether holder h (trusted) is this journal's own.
+func (c *Client) mine(h holder, me holder) bool {
+	return h.Journal == me.Journal && (c.opts.Creds == nil || h.Key == me.Key)
 }
 
 // alive reports whether device (its key, holder.Device) with journal may still be running: not
@@ -622,7 +670,7 @@ func (c *Client) Claim(ctx context.Context, routine string, slot time.Time, keep
 	}
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
-	me := c.me(slot)
+	me := c.me(routine, slot)
 	val, _ := json.Marshal(me)
 	err = c.ensureLive(ctx)
 	var rev uint64
@@ -645,23 +693,12 @@ func (c *Client) Claim(ctx context.Context, routine string, slot time.Time, keep
 		return out, nil
 	}
 	out.Rev = rev
-	ck := claimKey(routine, slot)
-	_, err = kv.Create(ctx, ck, val, jetstream.KeyTTL(keep.Round(time.Second)+time.Second))
-	if err == nil {
-		out.Verdict = scheduler.HubWon
-		return out, nil
-	}
-	if !errors.Is(err, jetstream.ErrKeyExists) {
+	h, err := c.takeClaim(ctx, kv, routine, me, val, keep)
+	if err != nil {
 		c.letGo(kv, routine, rev)
 		return out, c.unreachable(err)
 	}
-	e, gerr := kv.Get(ctx, ck)
-	if gerr != nil {
-		c.letGo(kv, routine, rev)
-		return out, c.unreachable(gerr)
-	}
-	var h holder
-	if json.Unmarshal(e.Value(), &h) == nil && h.Journal == me.Journal {
+	if h == nil {
 		out.Verdict = scheduler.HubWon
 		return out, nil
 	}
@@ -671,6 +708,47 @@ func (c *Client) Claim(ctx context.Context, routine string, slot time.Time, keep
 		out.Device = "another device"
 	}
 	return out, nil
+}
+
+// takeClaim creates the slot's claim key for me (value val) with a TTL of keep, and returns nil
+// when this journal holds it (created now, or its own from before), or the holder that does. A
+// claim this device does not trust (trusted: unsigned or not signed by a device of this hub) is
+// deleted on its revision and created again, so no forged claim makes a slot skipped; of two
+// devices doing so at once, one creates it and the other then finds that one's claim. Errors:
+// the hub's, unwrapped.
+func (c *Client) takeClaim(ctx context.Context, kv jetstream.KeyValue, routine string, me holder, val []byte, keep time.Duration) (*holder, error) {
+	ck := claimKey(routine, me.Slot)
+	for attempt := 0; attempt < 4; attempt++ {
+		_, err := kv.Create(ctx, ck, val, jetstream.KeyTTL(keep.Round(time.Second)+time.Second))
+		if err == nil {
+			return nil, nil
+		}
+		if !errors.Is(err, jetstream.ErrKeyExists) {
+			return nil, err
+		}
+		e, err := kv.Get(ctx, ck)
+		if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		var h holder
+		if json.Unmarshal(e.Value(), &h) != nil {
+			h = holder{}
+		}
+		if !c.trusted(ck, routine, me.Slot, h) {
+			if err := kv.Delete(ctx, ck, jetstream.LastRevision(e.Revision())); err != nil && !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+				return nil, err
+			}
+			continue
+		}
+		if c.mine(h, me) {
+			return nil, nil
+		}
+		return &h, nil
+	}
+	return nil, errors.New("the slot's claim key keeps changing")
 }
 
 // takeRun makes the routine's run key this device's for me.Slot and returns its revision, or
@@ -697,7 +775,16 @@ func (c *Client) takeRun(ctx context.Context, kv jetstream.KeyValue, routine str
 			h = holder{Device: "unknown"}
 		}
 		switch {
-		case h.Journal == me.Journal:
+		case !c.trusted(key, routine, time.Time{}, h):
+			// Not a run of any device of this hub: taken over, nobody's run is settled.
+			rev, err = kv.Update(ctx, key, val, e.Revision())
+			if err == nil {
+				return rev, nil, nil
+			}
+			if !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+				return 0, nil, err
+			}
+		case c.mine(h, me):
 			// This journal's own run key. The engine runs one scheduled slot of a routine at a
 			// time, so any other slot's run is over: an earlier owner's (its runs were ended
 			// before this engine armed anything) or a release the hub has not taken yet.
@@ -1203,7 +1290,11 @@ func (c *Client) settleDead(ctx context.Context, kv jetstream.KeyValue) {
 		_ = kv.Delete(ctx, runKey(routine), jetstream.LastRevision(entries[routine].rev))
 	}
 	for _, routine := range dead {
-		c.settleRun(ctx, kv, routine, entries[routine])
+		// A run key no device of this hub signed is nobody's run to record: the next claim of
+		// the routine takes it over (takeRun).
+		if c.trusted(runKey(routine), routine, time.Time{}, entries[routine].h) {
+			c.settleRun(ctx, kv, routine, entries[routine])
+		}
 	}
 }
 

@@ -12,6 +12,10 @@ var (
 	// ErrDeviceID: the state directory's device id file (IDFile) exists but cannot be used (not
 	// a regular file, too large, not a device id) (LoadID).
 	ErrDeviceID = errors.New("device id file is not usable")
+	// ErrCreds: a device's credentials ([hub] credentials_file) or the hub's signing key
+	// (HubKeyFile) cannot be used: not of their form, or the hub's signature over the device
+	// does not verify (ParseCreds, LoadHubKey).
+	ErrCreds = errors.New("hub credentials are not usable")
 
 	// Causes of a connection the hub refused, which hub.json's Error and `routinely status`
 	// then show with what to do, instead of the bare end of the connection (EOF).

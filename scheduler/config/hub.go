@@ -29,6 +29,11 @@ type Hub struct {
 	// must be inside as TokenFile: the PEM certificate(s) a hub's TLS certificate must chain to
 	// (ReadCA); "" for the system's roots.
 	CAFile string
+	// CredentialsFile is `credentials_file`, with "~" expanded and relative to routines.toml's
+	// directory, which it must be inside as TokenFile: this device's credentials on the hub
+	// (`routinely hub add-device` writes them), with which it signs its claims and trusts only
+	// claims signed by the hub's devices (ReadCredentials); "" for none.
+	CredentialsFile string
 	// Offline is OfflineClosed (run nothing shared while the hub cannot be reached) or
 	// OfflineLocal (run every routine on this device alone meanwhile, at the risk of a slot
 	// running here and on another device).
@@ -57,7 +62,7 @@ const (
 )
 
 var (
-	hubKeys = map[string]bool{"url": true, "token": true, "token_file": true, "device": true, "offline": true, "liveness_ttl": true, "ca_file": true}
+	hubKeys = map[string]bool{"url": true, "token": true, "token_file": true, "device": true, "offline": true, "liveness_ttl": true, "ca_file": true, "credentials_file": true}
 )
 
 // maxDeviceName is the longest device name: it is part of hub keys.
@@ -70,8 +75,8 @@ func deviceByte(c rune) bool {
 	return c == '_' || c == '-' || ('0' <= c && c <= '9') || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z')
 }
 
-// validDeviceName reports whether name is 1 to maxDeviceName device bytes.
-func validDeviceName(name string) bool {
+// ValidDeviceName reports whether name is 1 to maxDeviceName device bytes.
+func ValidDeviceName(name string) bool {
 	if name == "" || len(name) > maxDeviceName {
 		return false
 	}
@@ -100,7 +105,7 @@ func (v *validator) hub(val any) *Hub {
 	start := v.found
 	for _, k := range sortedKeys(tab) {
 		if !hubKeys[k] {
-			v.problem("", "hub."+k, "unknown key %q in [hub] (want url, token or token_file, device, offline, liveness_ttl, ca_file)", k)
+			v.problem("", "hub."+k, "unknown key %q in [hub] (want url, token or token_file, device, offline, liveness_ttl, ca_file, credentials_file)", k)
 		}
 	}
 	str := func(k string) string {
@@ -133,9 +138,12 @@ func (v *validator) hub(val any) *Hub {
 	if h.CAFile = str("ca_file"); h.CAFile != "" {
 		h.dir, h.CAFile = v.secretFile(h.CAFile, "hub.ca_file", "ca_file", "hub.crt")
 	}
+	if h.CredentialsFile = str("credentials_file"); h.CredentialsFile != "" {
+		h.dir, h.CredentialsFile = v.secretFile(h.CredentialsFile, "hub.credentials_file", "credentials_file", "device.creds")
+	}
 	if _, present := tab["device"]; present {
 		h.Device = str("device")
-		if !validDeviceName(h.Device) {
+		if !ValidDeviceName(h.Device) {
 			v.problem("", "hub.device", "device %q must be 1 to 64 of A-Z a-z 0-9 _ -", h.Device)
 		}
 	} else {
