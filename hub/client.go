@@ -53,7 +53,7 @@ type Options struct {
 	// requires it, verified against the system's roots.
 	RootCAs *x509.CertPool
 	// ID is this device's id on the hub (LoadID): its liveness key is device.<ID>, and its claims
-	// and runs name it. Required.
+	// and runs name it. Required; with Creds, Creds.ID replaces it.
 	ID string
 	// Creds, if set, are this device's credentials on the hub ([hub] credentials_file): its
 	// claims and runs are signed with them, and a claim or run of another device counts only
@@ -209,6 +209,9 @@ func New(opts Options) *Client {
 	if opts.LivenessTTL <= 0 {
 		opts.LivenessTTL = 5 * time.Second
 	}
+	if opts.Creds != nil {
+		opts.ID = opts.Creds.ID // the one liveness key the hub lets this device write
+	}
 	return &Client{opts: opts, log: opts.Logger.With("hub", redact.URL(opts.URL), "device", opts.Device, "device_id", opts.ID),
 		devices: map[string]*seenDevice{}, runs: map[string]runEntry{}, defs: map[string]string{}, anchors: map[string]anchorEntry{},
 		drift: map[string][]string{}, delivered: map[string]bool{}, ignored: map[string]string{}}
@@ -240,8 +243,15 @@ func (c *Client) Start(journalID string, epoch uint64, settle func(routine strin
 	if c.opts.RootCAs != nil {
 		tlsOpts = append(tlsOpts, nats.Secure(&tls.Config{RootCAs: c.opts.RootCAs, MinVersion: tls.VersionTLS12}))
 	}
+	// With credentials the device proves its key to the hub (which then lets it write only
+	// its own liveness key, docs/design.md#98-signed-claims-and-the-trust-model); the token is
+	// for devices without.
+	auth := nats.Token(c.opts.Token)
+	if c.opts.Creds != nil {
+		auth = nats.Nkey(c.opts.Creds.Public(), c.opts.Creds.SignNonce)
+	}
 	nc, err := nats.Connect(c.opts.URL, append(tlsOpts,
-		nats.Token(c.opts.Token),
+		auth,
 		nats.Name("routinely "+c.opts.Device),
 		nats.RetryOnFailedConnect(true), nats.MaxReconnects(-1),
 		nats.ReconnectWait(250*time.Millisecond), nats.ReconnectJitter(100*time.Millisecond, time.Second),
@@ -457,6 +467,9 @@ func (c *Client) refusal(err error) error {
 	switch {
 	case err == nil:
 		return nil
+	case errors.Is(err, nats.ErrAuthorization) && c.opts.Creds != nil:
+		return fmt.Errorf("%w (%w): the hub does not know this device's key (%s): it was removed (`routinely hub remove-device %s`) or the hub's key was made anew; run `routinely hub add-device %s` where the hub runs, copy the file it writes over [hub] credentials_file, %s",
+			ErrRefused, err, c.opts.Creds.Public(), c.opts.Creds.Name, c.opts.Creds.Name, restart)
 	case errors.Is(err, nats.ErrAuthorization):
 		where := "into " + c.opts.TokenFile
 		if c.opts.TokenFile == "" {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/nats-io/nkeys"
 
 	"github.com/routinely/routinely/internal/atomicfile"
@@ -31,6 +32,9 @@ const maxKeyBytes = 16 << 10
 type Creds struct {
 	Hub  string // the hub's public key (nkeys account key, "A…")
 	Name string // the device's name, as the hub signed it
+	// ID is the device's id on the hub (a UUID made by add-device): with credentials, the
+	// device's liveness key is device.<ID>, the one key of its kind the hub lets it write.
+	ID   string
 	Cert string // the hub's signature (base64) over certContent(Name, the device's public key)
 	key  nkeys.KeyPair
 }
@@ -39,6 +43,7 @@ type Creds struct {
 type credsFile struct {
 	Hub  string `json:"hub"`
 	Name string `json:"name"`
+	ID   string `json:"id"`
 	Seed string `json:"seed"`
 	Cert string `json:"cert"`
 }
@@ -53,6 +58,10 @@ func (c *Creds) Public() string {
 func certContent(name, pub string) []byte {
 	return []byte("routinely device\n" + name + "\n" + pub)
 }
+
+// SignNonce signs the nonce a NATS server sends, proving to the hub that this is the device
+// (nats.Nkey). Errors: the key library's.
+func (c *Creds) SignNonce(nonce []byte) ([]byte, error) { return c.key.Sign(nonce) }
 
 // LoadHubKey returns the hub's signing key kept in store's HubKeyFile, creating it (a new
 // nkeys account key, 0600, written atomically) when there is none. Errors: ErrCreds (wrapped)
@@ -103,7 +112,7 @@ func MakeCreds(hubKey nkeys.KeyPair, name string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sign device: %w", err)
 	}
-	data, _ := json.MarshalIndent(credsFile{Hub: hubPub, Name: name, Seed: string(seed),
+	data, _ := json.MarshalIndent(credsFile{Hub: hubPub, Name: name, ID: uuid.NewString(), Seed: string(seed),
 		Cert: base64.RawStdEncoding.EncodeToString(sig)}, "", "  ")
 	return append(data, '\n'), nil
 }
@@ -127,7 +136,10 @@ func ParseCreds(data []byte) (*Creds, error) {
 	if !nkeys.IsValidPublicUserKey(pub) {
 		return nil, fmt.Errorf("%w: the seed is not a device (user) key", ErrCreds)
 	}
-	c := &Creds{Hub: f.Hub, Name: f.Name, Cert: f.Cert, key: kp}
+	if u, err := uuid.Parse(f.ID); err != nil || u.String() != f.ID {
+		return nil, fmt.Errorf("%w: %q is not a device id", ErrCreds, f.ID)
+	}
+	c := &Creds{Hub: f.Hub, Name: f.Name, ID: f.ID, Cert: f.Cert, key: kp}
 	if !verify(f.Hub, certContent(f.Name, pub), f.Cert) {
 		return nil, fmt.Errorf("%w: the hub's signature over device %q does not verify", ErrCreds, f.Name)
 	}

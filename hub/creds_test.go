@@ -3,12 +3,17 @@ package hub_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nkeys"
 
 	"github.com/routinely/routinely/hub"
@@ -16,8 +21,8 @@ import (
 	"github.com/routinely/routinely/scheduler"
 )
 
-// credsFor makes credentials for name, signed with the key of the hub whose store is store, as
-// `routinely hub add-device` does.
+// credsFor makes credentials for name, signed with the key of the hub whose store is store, and
+// lists them in its devices/, as `routinely hub add-device` does.
 func credsFor(t *testing.T, store, name string) *hub.Creds {
 	t.Helper()
 	key, err := hub.LoadHubKey(store)
@@ -28,6 +33,12 @@ func credsFor(t *testing.T, store, name string) *hub.Creds {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := os.MkdirAll(filepath.Join(store, hubserver.DevicesDir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(store, hubserver.DevicesDir, name+".creds"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	c, err := hub.ParseCreds(data)
 	if err != nil {
 		t.Fatal(err)
@@ -35,11 +46,11 @@ func credsFor(t *testing.T, store, name string) *hub.Creds {
 	return c
 }
 
-// joinSigned is join for a device with credentials.
+// joinSigned is join for a device with credentials: it connects with its key, not the token.
 func joinSigned(t *testing.T, s *hubserver.Server, creds *hub.Creds, journal string) *device {
 	t.Helper()
 	d := &device{}
-	d.Client = hub.New(hub.Options{URL: s.URL, Token: s.Token, ID: "id-" + journal, Creds: creds, Device: creds.Name,
+	d.Client = hub.New(hub.Options{URL: s.URL, ID: "id-" + journal, Creds: creds, Device: creds.Name,
 		LivenessTTL: 2 * time.Second, Version: "test", Logger: quiet(t)})
 	if err := d.Start(journal, 1, func(routine string, slot time.Time, device, reason string) {
 		d.mu.Lock()
@@ -99,21 +110,17 @@ func TestForgedClaimsAreIgnoredAndReported(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	forger := joinSigned(t, s, forgerCreds, "j-forger")
 	for i := 1; i <= 4; i++ {
 		slot := slot0.Add(time.Duration(i) * time.Minute)
 		switch i {
 		case 1, 2: // unsigned, naming the desktop and its journal
 			put(claimKeyOf("briefing", slot), map[string]any{"device": "id-j-desktop", "name": "desktop", "journal": "j-desktop", "epoch": 1, "slot": slot})
 		case 3, 4: // signed by a key the hub never signed
-			c, err := forger.Claim(ctx, "briefing", slot, time.Hour)
-			if err != nil || c.Verdict != scheduler.HubWon {
-				t.Fatalf("forger claims slot %d: %+v %v", i, c, err)
+			if _, err := g.kv.Put(ctx, claimKeyOf("briefing", slot), hub.SignedHolder(forgerCreds, "briefing", "j-forger", slot)); err != nil {
+				t.Fatal(err)
 			}
-			forger.Release(c, "")
 		}
 	}
-	forger.Crash()
 	if _, err := g.kv.Put(ctx, claimKeyOf("briefing", slot0.Add(5*time.Minute)), real.Value()); err != nil {
 		t.Fatal(err)
 	}
@@ -164,5 +171,77 @@ func TestForgedClaimsAreIgnoredAndReported(t *testing.T) {
 	}
 	if !strings.Contains(got, "run.briefing: unsigned") {
 		t.Errorf("no device reports the forged run key; they report:\n%s", got)
+	}
+}
+
+// connectAs connects to s with creds' key, as a device with credentials does; the error is the
+// connection's.
+func connectAs(t *testing.T, s *hubserver.Server, creds *hub.Creds) (jetstream.JetStream, jetstream.KeyValue, error) {
+	t.Helper()
+	nc, err := nats.Connect(s.URL, nats.Nkey(creds.Public(), creds.SignNonce), nats.MaxReconnects(0),
+		nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {})) // the permission violations expected
+	if err != nil {
+		return nil, nil, err
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv, err := js.KeyValue(context.Background(), hub.Bucket)
+	return js, kv, err
+}
+
+// A device's credentials let it write its own liveness key and the claim, run and anchor keys,
+// but not another device's liveness key, nor delete the bucket's stream; a removed device (its
+// credentials file gone from the store) and a key the hub never listed cannot connect.
+func TestADeviceWritesOnlyItsOwnLiveness(t *testing.T) {
+	store := newStore(t)
+	s := startHub(t, store, "127.0.0.1:0")
+	defer s.Shutdown()
+	laptop, desktop := credsFor(t, store, "laptop"), credsFor(t, store, "desktop")
+	ctx := context.Background()
+	// A denied write gets no answer: each gives up after a second.
+	denied := func() context.Context {
+		c, cancel := context.WithTimeout(ctx, time.Second)
+		t.Cleanup(cancel)
+		return c
+	}
+	js, kv, err := connectAs(t, s, laptop)
+	if err != nil {
+		t.Fatalf("the laptop connects with its key: %v", err)
+	}
+	for _, key := range []string{"device." + laptop.ID, "claim.backup.1", "run.backup", "anchor.backup"} {
+		if _, err := kv.Put(ctx, key, []byte(`{}`)); err != nil {
+			t.Errorf("the laptop writes %s: %v", key, err)
+		}
+	}
+	if _, err := kv.Put(denied(), "device."+desktop.ID, []byte(`{"device":"`+desktop.ID+`"}`)); err == nil {
+		t.Errorf("the laptop wrote the desktop's liveness key")
+	}
+	if _, err := kv.Put(denied(), "member.x", []byte(`{}`)); err == nil {
+		t.Errorf("the laptop wrote a key outside claim, run, anchor and its own device key")
+	}
+	if err := js.DeleteStream(denied(), "KV_"+hub.Bucket); err == nil {
+		t.Errorf("the laptop deleted the bucket's stream")
+	}
+	if _, err := kv.Get(ctx, "claim.backup.1"); err != nil {
+		t.Errorf("the laptop reads a claim: %v", err)
+	}
+
+	fakeHub, _ := nkeys.CreateAccount()
+	data, _ := hub.MakeCreds(fakeHub, "mallory")
+	mallory, err := hub.ParseCreds(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := connectAs(t, s, mallory); !errors.Is(err, nats.ErrAuthorization) {
+		t.Errorf("a key the hub never listed connects: %v", err)
+	}
+	if err := os.Remove(filepath.Join(store, hubserver.DevicesDir, "desktop.creds")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := connectAs(t, s, desktop); !errors.Is(err, nats.ErrAuthorization) {
+		t.Errorf("a removed device connects: %v", err)
 	}
 }

@@ -45,7 +45,7 @@ Stops on SIGINT or SIGTERM.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return runHub(cmd.Context(), e, o) },
 	}
-	cmd.AddCommand(newHubAddDeviceCmd(e))
+	cmd.AddCommand(newHubAddDeviceCmd(e), newHubRemoveDeviceCmd(e))
 	cmd.Flags().StringVar(&o.listen, "listen", o.listen, "host:port to listen on (0.0.0.0:4222 for other machines; then use TLS or a private network)")
 	cmd.Flags().StringVar(&o.store, "store", "", "directory for the token and JetStream's files (default: <state dir>/hub)")
 	cmd.Flags().StringVar(&o.tlsCert, "tls-cert", "", "PEM file of the hub's TLS certificate; devices then use tls:// and ca_file")

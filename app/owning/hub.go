@@ -40,9 +40,15 @@ func hubClient(p paths.Paths, version string, logger *slog.Logger, onChange func
 		return nil, nil
 	}
 	h := cfg.Hub
-	token, err := h.ReadToken()
-	if err != nil {
-		return nil, fmt.Errorf("%s:%d:%d: [hub]: %w: %w", p.Config, h.Line, h.Col, err, config.ErrConfig)
+	// With credentials_file alone the device connects with its key; the token is then needed
+	// only by devices without credentials.
+	var token string
+	if h.Token != "" || h.TokenFile != "" {
+		t, err := h.ReadToken()
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d:%d: [hub]: %w: %w", p.Config, h.Line, h.Col, err, config.ErrConfig)
+		}
+		token = t
 	}
 	// The certificate a hub must show is kept where the profile's secrets are: whoever could
 	// change it could put a hub of theirs in the middle.

@@ -99,10 +99,18 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	hubKey, err := hub.LoadHubKey(opts.Store)
+	if err != nil {
+		return nil, err
+	}
+	hubPub, _ := hubKey.PublicKey()
 	ns, err := server.NewServer(&server.Options{
 		ServerName: "routinely-hub", Host: host, Port: port,
-		Authorization: token,
-		TLSConfig:     tlsConfig, TLSTimeout: 5, // seconds, for a slow device's handshake
+		// The token, or a device's key listed in devices/ (auth): a device with credentials
+		// writes only its own liveness key (docs/design.md#98-signed-claims-and-the-trust-model).
+		CustomClientAuthentication: auth{token: token, store: opts.Store, hubKey: hubPub},
+		AlwaysEnableNonce:          true,
+		TLSConfig:                  tlsConfig, TLSTimeout: 5, // seconds, for a slow device's handshake
 		JetStream: true, StoreDir: filepath.Join(opts.Store, "jetstream"),
 		SyncAlways: true,
 		NoSigs:     true, // the hub command handles signals

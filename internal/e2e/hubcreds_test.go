@@ -18,11 +18,13 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// signedDeviceHome is deviceHome for a device with credentials: `routinely hub add-device NAME`
-// on the hub's store, the file copied beside routines.toml and named in credentials_file.
+// signedDeviceHome is deviceHome for a device with credentials and no token: `routinely hub
+// add-device NAME` on the hub's store, the file copied beside routines.toml and named in
+// credentials_file.
 func signedDeviceHome(t *testing.T, h *hubProc, store, device, routines string) string {
 	t.Helper()
-	home := deviceHome(t, h, device, "credentials_file = \"device.creds\"\n"+routines)
+	home := newHome(t, fmt.Sprintf("[hub]\nurl = %q\ncredentials_file = \"device.creds\"\nliveness_ttl = %q\n%s",
+		h.url, livenessTTL.String(), routines))
 	stdout, stderr, code := run(t, home, "hub", "add-device", device, "--store", store)
 	if code != 0 {
 		t.Fatalf("hub add-device %s: exit %d: %s", device, code, stderr)

@@ -127,18 +127,19 @@ func (v *validator) hub(val any) *Hub {
 		v.problem("", "hub.url", "url %q must start with nats:// or tls://", redact.URL(h.URL))
 	}
 	h.Token, h.TokenFile = str("token"), str("token_file")
+	creds := str("credentials_file")
 	switch {
 	case h.Token != "" && h.TokenFile != "":
 		v.problem("", "hub.token", "give token or token_file, not both")
-	case h.Token == "" && h.TokenFile == "":
-		v.problem("", "hub", "[hub] needs token_file = \"…/hub.token\" (the file `routinely hub` wrote) or token = \"…\"")
+	case h.Token == "" && h.TokenFile == "" && creds == "":
+		v.problem("", "hub", "[hub] needs credentials_file = \"NAME.creds\" (the file `routinely hub add-device NAME` wrote), or token_file = \"…/hub.token\" (the file `routinely hub` wrote) or token = \"…\"")
 	case h.TokenFile != "":
 		h.dir, h.TokenFile = v.secretFile(h.TokenFile, "hub.token_file", "token_file", "hub.token")
 	}
 	if h.CAFile = str("ca_file"); h.CAFile != "" {
 		h.dir, h.CAFile = v.secretFile(h.CAFile, "hub.ca_file", "ca_file", "hub.crt")
 	}
-	if h.CredentialsFile = str("credentials_file"); h.CredentialsFile != "" {
+	if h.CredentialsFile = creds; h.CredentialsFile != "" {
 		h.dir, h.CredentialsFile = v.secretFile(h.CredentialsFile, "hub.credentials_file", "credentials_file", "device.creds")
 	}
 	if _, present := tab["device"]; present {
@@ -236,6 +237,9 @@ func secretInside(dir, file string) bool {
 func (h *Hub) ReadToken() (string, error) {
 	if h.Token != "" {
 		return h.Token, nil
+	}
+	if h.TokenFile == "" {
+		return "", fmt.Errorf("%w: [hub] has neither token nor token_file", ErrNoHubToken)
 	}
 	if err := h.secretInPlace(h.TokenFile, "token_file", "hub.token"); err != nil {
 		return "", fmt.Errorf("%w: %w", ErrNoHubToken, err)
