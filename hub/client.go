@@ -165,6 +165,7 @@ type Client struct {
 	nc      *nats.Conn
 	js      jetstream.JetStream
 	kv      jetstream.KeyValue
+	slots   jetstream.Stream // the slot register (SlotStream), nil until found
 	watcher jetstream.KeyWatcher
 	ready   bool // the watcher has delivered the keys as they were when it started
 	rewatch bool // reconnected: start the watcher again (a new hub may have a new stream)
@@ -731,10 +732,17 @@ func (c *Client) Claim(ctx context.Context, routine string, slot time.Time, keep
 // the hub's, unwrapped.
 func (c *Client) takeClaim(ctx context.Context, kv jetstream.KeyValue, routine string, me holder, val []byte, keep time.Duration) (*holder, error) {
 	ck := claimKey(routine, me.Slot)
+	// The register first: a claim key deleted after its device won it is still recorded there.
+	if h, err := c.recorded(ctx, routine, me); err != nil || h != nil {
+		if h != nil && c.mine(*h, me) {
+			return nil, nil
+		}
+		return h, err
+	}
 	for attempt := 0; attempt < 4; attempt++ {
 		_, err := kv.Create(ctx, ck, val, jetstream.KeyTTL(keep.Round(time.Second)+time.Second))
 		if err == nil {
-			return nil, nil
+			return c.record(ctx, routine, me, val, keep)
 		}
 		if !errors.Is(err, jetstream.ErrKeyExists) {
 			return nil, err
@@ -757,7 +765,7 @@ func (c *Client) takeClaim(ctx context.Context, kv jetstream.KeyValue, routine s
 			continue
 		}
 		if c.mine(h, me) {
-			return nil, nil
+			return c.record(ctx, routine, me, val, keep)
 		}
 		return &h, nil
 	}

@@ -245,3 +245,51 @@ func TestADeviceWritesOnlyItsOwnLiveness(t *testing.T) {
 		t.Errorf("a removed device connects: %v", err)
 	}
 }
+
+// A claim key deleted after its device won the slot (by anyone who may write claim keys: the
+// token, any device) does not let another device claim the slot again, as one catching up would:
+// the slot register still has the claim, and it can be neither purged nor its record deleted.
+// Before the register, the desktop won the slot a second time.
+func TestADeletedClaimDoesNotRunTheSlotAgain(t *testing.T) {
+	store := newStore(t)
+	s := startHub(t, store, "127.0.0.1:0")
+	defer s.Shutdown()
+	laptopCreds := credsFor(t, store, "laptop")
+	laptop := joinSigned(t, s, laptopCreds, "j-laptop")
+	desktop := joinSigned(t, s, credsFor(t, store, "desktop"), "j-desktop")
+	won := claim(t, laptop, "backup", slot0)
+	if won.Verdict != scheduler.HubWon {
+		t.Fatalf("laptop claims: %+v", won)
+	}
+	laptop.Release(won, "success")
+	g := newGhost(t, s)
+	ctx := context.Background()
+	if err := g.kv.Delete(ctx, claimKeyOf("backup", slot0)); err != nil {
+		t.Fatal(err)
+	}
+	if got := claim(t, desktop, "backup", slot0); got.Verdict != scheduler.HubElsewhere || got.Device != "laptop" {
+		t.Fatalf("desktop claims the slot after its claim key was deleted: %+v, want elsewhere on laptop", got)
+	}
+	if got := claim(t, laptop, "backup", slot0); got.Verdict != scheduler.HubWon {
+		t.Fatalf("laptop claims its own slot again: %+v, want won (its local journal then decides)", got)
+	}
+	reg, err := g.js.Stream(ctx, hub.SlotStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.Purge(ctx); err == nil {
+		t.Errorf("the token purged the slot register")
+	}
+	if err := reg.DeleteMsg(ctx, 1); err == nil {
+		t.Errorf("the token deleted a record of the slot register")
+	}
+	js, _, err := connectAs(t, s, laptopCreds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	if err := js.DeleteStream(dctx, hub.SlotStream); err == nil {
+		t.Errorf("a device deleted the slot register")
+	}
+}

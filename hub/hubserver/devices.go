@@ -103,6 +103,12 @@ func devicePermissions(id string) *server.Permissions {
 			"$JS.API.CONSUMER.INFO." + stream + ".>",
 			"$JS.FC." + stream + ".>",
 			"$JS.ACK." + stream + ".>",
+			// The slot register: record a claim, read one; never delete, purge or change it.
+			"routinely.slot.>",
+			"$JS.API.STREAM.INFO." + hub.SlotStream,
+			"$JS.API.STREAM.MSG.GET." + hub.SlotStream,
+			"$JS.API.DIRECT.GET." + hub.SlotStream + ".>",
+			"$JS.API.DIRECT.GET." + hub.SlotStream,
 		}},
 		Subscribe: &server.SubjectPermission{Allow: []string{"_INBOX.>"}},
 	}

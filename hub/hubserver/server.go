@@ -141,7 +141,8 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	return s, nil
 }
 
-// ensureBucket creates the bucket (or brings its configuration up to date).
+// ensureBucket creates the bucket and the slot register (or brings their configuration up to
+// date).
 func (s *Server) ensureBucket(ctx context.Context) error {
 	// In process: no network, and no TLS to verify against a certificate that need not name
 	// the address the hub listens on.
@@ -158,6 +159,9 @@ func (s *Server) ensureBucket(ctx context.Context) error {
 	defer cancel()
 	if _, err := js.CreateOrUpdateKeyValue(ctx, hub.BucketConfig()); err != nil {
 		return fmt.Errorf("hub: bucket %s: %w", hub.Bucket, err)
+	}
+	if _, err := js.CreateOrUpdateStream(ctx, hub.SlotStreamConfig()); err != nil {
+		return fmt.Errorf("hub: stream %s: %w", hub.SlotStream, err)
 	}
 	return nil
 }
