@@ -166,3 +166,98 @@ timeout = "2s"
 		t.Errorf("status does not report the forged claims; it reports:\n%s", got)
 	}
 }
+
+// The laptop runs a slot while the desktop is stopped; someone deletes that slot's claim key on
+// the hub (the token, or any device: a KV delete is a write); the desktop starts and its
+// catch-up claims that slot. The slot register still has the laptop's claim: the desktop records
+// it skipped and it runs once. Before the register, the desktop's catch-up ran it again.
+func TestHubDeletedClaimDoesNotRunTheSlotAgain(t *testing.T) {
+	const period = 10 * time.Second
+	dir := t.TempDir()
+	out := filepath.Join(dir, "slots.txt")
+	store := filepath.Join(dir, "hub-store")
+	h := startHubProc(t, store, "127.0.0.1:0")
+	routines := fmt.Sprintf(`
+[[routine]]
+name = "tick"
+every = "10s"
+shell = 'echo "$ROUTINELY_SLOT $ROUTINELY_DEVICE" >> %q'
+timeout = "5s"
+`, out)
+	homeA := signedDeviceHome(t, h, store, "laptop", routines)
+	homeB := signedDeviceHome(t, h, store, "desktop", routines)
+	a := start(t, homeA, "daemon")
+	waitOwner(t, homeA, a.pid())
+	b := start(t, homeB, "daemon")
+	waitOwner(t, homeB, b.pid())
+	waitStatus(t, homeA, "both devices up", func(s statusOut) bool {
+		return s.Hub != nil && s.Hub.Connected && len(s.Hub.Devices) == 2 && s.Hub.Devices[0].Alive && s.Hub.Devices[1].Alive
+	})
+	ran := func() map[int64][]string {
+		data, _ := os.ReadFile(out)
+		slots := map[int64][]string{}
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			f := strings.Fields(line)
+			if len(f) != 2 {
+				continue
+			}
+			slot, err := time.Parse(time.RFC3339, f[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			slots[slot.Unix()] = append(slots[slot.Unix()], f[1])
+		}
+		return slots
+	}
+	// A slot has run with both up (the desktop's journal knows the routine's slots up to it).
+	for deadline := time.Now().Add(3 * period); len(ran()) == 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no slot ran within %s", 3*period)
+		}
+	}
+	b.stopWith(syscall.SIGTERM)
+	before := len(ran())
+	// The next slot runs on the laptop alone; then the laptop stops too, before the one after.
+	var slot int64
+	for deadline := time.Now().Add(3 * period); slot == 0; time.Sleep(20 * time.Millisecond) {
+		if got := ran(); len(got) > before {
+			for s, devs := range got {
+				if s > slot && len(devs) == 1 && devs[0] == "laptop" {
+					slot = s
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the laptop ran no slot alone within %s", 3*period)
+		}
+	}
+	a.stopWith(syscall.SIGTERM)
+	nc, err := nats.Connect(h.url, nats.Token(h.token))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	ctx := context.Background()
+	kv, err := js.KeyValue(ctx, "routinely")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := kv.Delete(ctx, "claim.tick."+strconv.FormatInt(time.Unix(slot, 0).UnixNano(), 10)); err != nil {
+		t.Fatal(err)
+	}
+	if time.Now().After(time.Unix(slot, 0).Add(period - 2*time.Second)) {
+		t.Fatalf("stopping the laptop and deleting the claim took until %s: the desktop's catch-up would meet the next slot, not the one under test", time.Now().UTC().Format(time.RFC3339Nano))
+	}
+	b = start(t, homeB, "daemon")
+	waitOwner(t, homeB, b.pid())
+	// The desktop's start pass has claimed the latest slot, the one under test, by now.
+	waitStatus(t, homeB, "the desktop on the hub", func(s statusOut) bool { return s.Hub != nil && s.Hub.Connected })
+	time.Sleep(time.Until(time.Unix(slot, 0).Add(period - 500*time.Millisecond)))
+	b.stopWith(syscall.SIGTERM)
+	h.signal(syscall.SIGTERM)
+	h.wait(cmdTimeout)
+	if devs := ran()[slot]; len(devs) != 1 {
+		t.Fatalf("slot %s ran on %v after its claim key was deleted, want once", time.Unix(slot, 0).UTC().Format(time.RFC3339), devs)
+	}
+}
