@@ -28,6 +28,10 @@ const Bucket = "routinely"
 // as the hub being unreachable (the slot is then kept and caught up once the hub is back).
 const opTimeout = 2 * time.Second
 
+// maxIgnored bounds the untrusted keys listed in hub.json (Client.trusted): a forger writing
+// many keys must not grow it without end; each is still logged.
+const maxIgnored = 100
+
 // markerTTL is how long the bucket keeps the delete markers the server writes when a key's TTL
 // expires, so a watcher that reconnects within it still sees the expiry.
 const markerTTL = time.Hour
@@ -44,6 +48,8 @@ func BucketConfig() jetstream.KeyValueConfig {
 
 // Options configure a Client.
 type Options struct {
+	// Token is the hub's token; with Creds it may be "", and the device then connects with its
+	// key instead (a hub of `routinely hub`, which knows the device keys).
 	URL, Token string
 	// TokenFile is where Token came from ([hub] token_file; "" for a token in routines.toml),
 	// named in the error shown when the hub refuses the token.
@@ -244,11 +250,11 @@ func (c *Client) Start(journalID string, epoch uint64, settle func(routine strin
 	if c.opts.RootCAs != nil {
 		tlsOpts = append(tlsOpts, nats.Secure(&tls.Config{RootCAs: c.opts.RootCAs, MinVersion: tls.VersionTLS12}))
 	}
-	// With credentials the device proves its key to the hub (which then lets it write only
-	// its own liveness key, docs/design.md#98-signed-claims-and-the-trust-model); the token is
-	// for devices without.
+	// With credentials and no token the device proves its key to the hub (which then lets it
+	// write only its own liveness key, docs/design.md#98-signed-claims-and-the-trust-model); a
+	// token, given as well, is for a stock server, which knows no device keys.
 	auth := nats.Token(c.opts.Token)
-	if c.opts.Creds != nil {
+	if c.opts.Creds != nil && c.opts.Token == "" {
 		auth = nats.Nkey(c.opts.Creds.Public(), c.opts.Creds.SignNonce)
 	}
 	nc, err := nats.Connect(c.opts.URL, append(tlsOpts,
@@ -468,7 +474,7 @@ func (c *Client) refusal(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, nats.ErrAuthorization) && c.opts.Creds != nil:
+	case errors.Is(err, nats.ErrAuthorization) && c.opts.Creds != nil && c.opts.Token == "":
 		return fmt.Errorf("%w (%w): the hub does not know this device's key (%s): it was removed (`routinely hub remove-device %s`) or the hub's key was made anew; run `routinely hub add-device %s` where the hub runs, copy the file it writes over [hub] credentials_file, %s",
 			ErrRefused, err, c.opts.Creds.Public(), c.opts.Creds.Name, c.opts.Creds.Name, restart)
 	case errors.Is(err, nats.ErrAuthorization):
@@ -625,7 +631,9 @@ func (c *Client) trusted(key, routine string, slot time.Time, h holder) bool {
 	}
 	c.mu.Lock()
 	told := c.ignored[key] == why
-	c.ignored[key] = why
+	if _, listed := c.ignored[key]; listed || len(c.ignored) < maxIgnored {
+		c.ignored[key] = why
+	}
 	c.mu.Unlock()
 	if !told {
 		c.log.Warn("ignored a claim no device of this hub signed: someone with the hub's token wrote it, or a device without credentials_file did; this device claims the slot over it",

@@ -261,3 +261,32 @@ timeout = "5s"
 		t.Fatalf("slot %s ran on %v after its claim key was deleted, want once", time.Unix(slot, 0).UTC().Format(time.RFC3339), devs)
 	}
 }
+
+// `routinely hub remove-device` shuts a device out without restarting the hub: the device's key
+// is refused from its next connection, and its status says so and what to do.
+func TestHubRemovedDeviceIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "hub-store")
+	h := startHubProc(t, store, "127.0.0.1:0")
+	home := signedDeviceHome(t, h, store, "laptop", hourly)
+	stdout, stderr, code := run(t, home, "hub", "remove-device", "laptop", "--store", store)
+	if code != 0 || !strings.Contains(stdout, "Device laptop removed") {
+		t.Fatalf("hub remove-device: exit %d: %s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(store, "devices", "laptop.creds")); !os.IsNotExist(err) {
+		t.Fatalf("laptop.creds is still in the store: %v", err)
+	}
+	if _, _, code := run(t, home, "hub", "remove-device", "laptop", "--store", store); code != 2 {
+		t.Errorf("removing it again: exit %d, want 2", code)
+	}
+	d := start(t, home, "daemon")
+	waitOwner(t, home, d.pid())
+	s := waitStatus(t, home, "the hub refusing the device", func(s statusOut) bool { return s.Hub != nil && s.Hub.Refused })
+	if msg := hubDiagnosis(s); !strings.Contains(msg, "authentication failed") || !strings.Contains(msg, "routinely hub add-device laptop") {
+		t.Errorf("status of a removed device says %q, want authentication failed and to run add-device", msg)
+	}
+	d.signal(syscall.SIGTERM)
+	if code := d.wait(cmdTimeout); code != 0 {
+		t.Fatalf("daemon: exit %d on SIGTERM", code)
+	}
+}
