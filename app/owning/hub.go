@@ -67,6 +67,9 @@ func hubClient(p paths.Paths, version string, logger *slog.Logger, onChange func
 	}
 	device := h.Device
 	if creds != nil {
+		if h.Device != creds.Name {
+			logger.Info("the device takes the name its credentials carry, not [hub] device or the host name", "device", creds.Name, "not", h.Device)
+		}
 		device = creds.Name // the name the hub signed: the one its claims carry
 	}
 	id, err := hub.LoadID(p.State)
