@@ -28,6 +28,10 @@ const Bucket = "routinely"
 // as the hub being unreachable (the slot is then kept and caught up once the hub is back).
 const opTimeout = 2 * time.Second
 
+// maxIgnored bounds the untrusted keys listed in hub.json (Client.trusted): a forger writing
+// many keys must not grow it without end; each is still logged.
+const maxIgnored = 100
+
 // markerTTL is how long the bucket keeps the delete markers the server writes when a key's TTL
 // expires, so a watcher that reconnects within it still sees the expiry.
 const markerTTL = time.Hour
@@ -44,6 +48,8 @@ func BucketConfig() jetstream.KeyValueConfig {
 
 // Options configure a Client.
 type Options struct {
+	// Token is the hub's token; with Creds it may be "", and the device then connects with its
+	// key instead (a hub of `routinely hub`, which knows the device keys).
 	URL, Token string
 	// TokenFile is where Token came from ([hub] token_file; "" for a token in routines.toml),
 	// named in the error shown when the hub refuses the token.
@@ -53,8 +59,13 @@ type Options struct {
 	// requires it, verified against the system's roots.
 	RootCAs *x509.CertPool
 	// ID is this device's id on the hub (LoadID): its liveness key is device.<ID>, and its claims
-	// and runs name it. Required.
-	ID           string
+	// and runs name it. Required; with Creds, Creds.ID replaces it.
+	ID string
+	// Creds, if set, are this device's credentials on the hub ([hub] credentials_file): its
+	// claims and runs are signed with them, and a claim or run of another device counts only
+	// when signed by a device the same hub signed (ignored and reported otherwise). nil: this
+	// device signs nothing and trusts every claim, as devices before credentials did.
+	Creds        *Creds
 	Device       string        // this device's name (config.Hub.Device): a label
 	LivenessTTL  time.Duration // config.Hub.LivenessTTL
 	OfflineLocal bool          // [hub] offline = "local"
@@ -81,6 +92,12 @@ type holder struct {
 	Epoch   uint64    `json:"epoch"`
 	Slot    time.Time `json:"slot"`
 	At      time.Time `json:"at"`
+	// Key, Cert and Sig sign the holder (Creds.sign): the device's public key, the hub's
+	// signature over Name and Key, and Key's signature over the holder's content
+	// (holderContent). Empty from a device without credentials.
+	Key  string `json:"key,omitempty"`
+	Cert string `json:"cert,omitempty"`
+	Sig  string `json:"sig,omitempty"`
 }
 
 // label is the holder's device as people know it: its name.
@@ -154,6 +171,7 @@ type Client struct {
 	nc      *nats.Conn
 	js      jetstream.JetStream
 	kv      jetstream.KeyValue
+	slots   jetstream.Stream // the slot register (SlotStream), nil until found
 	watcher jetstream.KeyWatcher
 	ready   bool // the watcher has delivered the keys as they were when it started
 	rewatch bool // reconnected: start the watcher again (a new hub may have a new stream)
@@ -182,6 +200,7 @@ type Client struct {
 	clash               []string            // ids of the live devices that use this device's name (reported)
 	shown               string              // stateKey of the State last written (OnChange)
 	delivered           map[string]bool     // devices the current watcher delivered before c.ready
+	ignored             map[string]string   // hub key → why its claim or run was not trusted (reported)
 
 	stop chan struct{}
 	done chan struct{}
@@ -197,9 +216,12 @@ func New(opts Options) *Client {
 	if opts.LivenessTTL <= 0 {
 		opts.LivenessTTL = 5 * time.Second
 	}
+	if opts.Creds != nil {
+		opts.ID = opts.Creds.ID // the one liveness key the hub lets this device write
+	}
 	return &Client{opts: opts, log: opts.Logger.With("hub", redact.URL(opts.URL), "device", opts.Device, "device_id", opts.ID),
 		devices: map[string]*seenDevice{}, runs: map[string]runEntry{}, defs: map[string]string{}, anchors: map[string]anchorEntry{},
-		drift: map[string][]string{}, delivered: map[string]bool{}}
+		drift: map[string][]string{}, delivered: map[string]bool{}, ignored: map[string]string{}}
 }
 
 // Device is this device's name.
@@ -228,8 +250,15 @@ func (c *Client) Start(journalID string, epoch uint64, settle func(routine strin
 	if c.opts.RootCAs != nil {
 		tlsOpts = append(tlsOpts, nats.Secure(&tls.Config{RootCAs: c.opts.RootCAs, MinVersion: tls.VersionTLS12}))
 	}
+	// With credentials and no token the device proves its key to the hub (which then lets it
+	// write only its own liveness key, docs/design.md#98-signed-claims-and-the-trust-model); a
+	// token, given as well, is for a stock server, which knows no device keys.
+	auth := nats.Token(c.opts.Token)
+	if c.opts.Creds != nil && c.opts.Token == "" {
+		auth = nats.Nkey(c.opts.Creds.Public(), c.opts.Creds.SignNonce)
+	}
 	nc, err := nats.Connect(c.opts.URL, append(tlsOpts,
-		nats.Token(c.opts.Token),
+		auth,
 		nats.Name("routinely "+c.opts.Device),
 		nats.RetryOnFailedConnect(true), nats.MaxReconnects(-1),
 		nats.ReconnectWait(250*time.Millisecond), nats.ReconnectJitter(100*time.Millisecond, time.Second),
@@ -445,6 +474,9 @@ func (c *Client) refusal(err error) error {
 	switch {
 	case err == nil:
 		return nil
+	case errors.Is(err, nats.ErrAuthorization) && c.opts.Creds != nil && c.opts.Token == "":
+		return fmt.Errorf("%w (%w): the hub does not know this device's key (%s): it was removed (`routinely hub remove-device %s`) or the hub's key was made anew; run `routinely hub add-device %s` where the hub runs, copy the file it writes over [hub] credentials_file, %s",
+			ErrRefused, err, c.opts.Creds.Public(), c.opts.Creds.Name, c.opts.Creds.Name, restart)
 	case errors.Is(err, nats.ErrAuthorization):
 		where := "into " + c.opts.TokenFile
 		if c.opts.TokenFile == "" {
@@ -570,11 +602,49 @@ func claimKey(routine string, slot time.Time) string {
 	return "claim." + routine + "." + strconv.FormatInt(slot.UnixNano(), 10)
 }
 
-// me is the holder value of this device's claims and runs for slot.
-func (c *Client) me(slot time.Time) holder {
+// me is the holder value of this device's claims and runs for slot of routine, signed when
+// this device has credentials.
+func (c *Client) me(routine string, slot time.Time) holder {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return holder{Device: c.opts.ID, Name: c.opts.Device, Journal: c.journal, Epoch: c.epoch, Slot: slot.UTC(), At: time.Now().UTC()}
+	h := holder{Device: c.opts.ID, Name: c.opts.Device, Journal: c.journal, Epoch: c.epoch, Slot: slot.UTC(), At: time.Now().UTC()}
+	c.mu.Unlock()
+	if c.opts.Creds != nil {
+		h.Name = c.opts.Creds.Name
+		c.opts.Creds.sign(routine, &h)
+	}
+	return h
+}
+
+// trusted reports whether the holder h of routine, read at the hub key key (of slot; zero for a
+// run key, which may hold any slot), is one this device
+// may act on: always without credentials; with them, only one signed by a device the hub signed
+// (Creds.untrusted). An untrusted holder is ignored as if the key were not there, logged and
+// reported in hub.json (Ignored) once per key: anyone with the hub's token can write any key,
+// and a forged claim that counted would make every device skip the slot.
+func (c *Client) trusted(key, routine string, slot time.Time, h holder) bool {
+	if c.opts.Creds == nil {
+		return true
+	}
+	why := c.opts.Creds.untrusted(routine, slot, h)
+	if why == "" {
+		return true
+	}
+	c.mu.Lock()
+	told := c.ignored[key] == why
+	if _, listed := c.ignored[key]; listed || len(c.ignored) < maxIgnored {
+		c.ignored[key] = why
+	}
+	c.mu.Unlock()
+	if !told {
+		c.log.Warn("ignored a claim no device of this hub signed: someone with the hub's token wrote it, or a device without credentials_file did; this device claims the slot over it",
+			"key", key, "why", why, "claimed_by", h.label())
+	}
+	return false
+}
+
+// mine reports whether holder h (trusted) is this journal's own.
+func (c *Client) mine(h holder, me holder) bool {
+	return h.Journal == me.Journal && (c.opts.Creds == nil || h.Key == me.Key)
 }
 
 // alive reports whether device (its key, holder.Device) with journal may still be running: not
@@ -622,7 +692,7 @@ func (c *Client) Claim(ctx context.Context, routine string, slot time.Time, keep
 	}
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
-	me := c.me(slot)
+	me := c.me(routine, slot)
 	val, _ := json.Marshal(me)
 	err = c.ensureLive(ctx)
 	var rev uint64
@@ -645,23 +715,12 @@ func (c *Client) Claim(ctx context.Context, routine string, slot time.Time, keep
 		return out, nil
 	}
 	out.Rev = rev
-	ck := claimKey(routine, slot)
-	_, err = kv.Create(ctx, ck, val, jetstream.KeyTTL(keep.Round(time.Second)+time.Second))
-	if err == nil {
-		out.Verdict = scheduler.HubWon
-		return out, nil
-	}
-	if !errors.Is(err, jetstream.ErrKeyExists) {
+	h, err := c.takeClaim(ctx, kv, routine, me, val, keep)
+	if err != nil {
 		c.letGo(kv, routine, rev)
 		return out, c.unreachable(err)
 	}
-	e, gerr := kv.Get(ctx, ck)
-	if gerr != nil {
-		c.letGo(kv, routine, rev)
-		return out, c.unreachable(gerr)
-	}
-	var h holder
-	if json.Unmarshal(e.Value(), &h) == nil && h.Journal == me.Journal {
+	if h == nil {
 		out.Verdict = scheduler.HubWon
 		return out, nil
 	}
@@ -671,6 +730,54 @@ func (c *Client) Claim(ctx context.Context, routine string, slot time.Time, keep
 		out.Device = "another device"
 	}
 	return out, nil
+}
+
+// takeClaim creates the slot's claim key for me (value val) with a TTL of keep, and returns nil
+// when this journal holds it (created now, or its own from before), or the holder that does. A
+// claim this device does not trust (trusted: unsigned or not signed by a device of this hub) is
+// deleted on its revision and created again, so no forged claim makes a slot skipped; of two
+// devices doing so at once, one creates it and the other then finds that one's claim. Errors:
+// the hub's, unwrapped.
+func (c *Client) takeClaim(ctx context.Context, kv jetstream.KeyValue, routine string, me holder, val []byte, keep time.Duration) (*holder, error) {
+	ck := claimKey(routine, me.Slot)
+	// The register first: a claim key deleted after its device won it is still recorded there.
+	if h, err := c.recorded(ctx, routine, me); err != nil || h != nil {
+		if h != nil && c.mine(*h, me) {
+			return nil, nil
+		}
+		return h, err
+	}
+	for attempt := 0; attempt < 4; attempt++ {
+		_, err := kv.Create(ctx, ck, val, jetstream.KeyTTL(keep.Round(time.Second)+time.Second))
+		if err == nil {
+			return c.record(ctx, routine, me, val, keep)
+		}
+		if !errors.Is(err, jetstream.ErrKeyExists) {
+			return nil, err
+		}
+		e, err := kv.Get(ctx, ck)
+		if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		var h holder
+		if json.Unmarshal(e.Value(), &h) != nil {
+			h = holder{}
+		}
+		if !c.trusted(ck, routine, me.Slot, h) {
+			if err := kv.Delete(ctx, ck, jetstream.LastRevision(e.Revision())); err != nil && !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+				return nil, err
+			}
+			continue
+		}
+		if c.mine(h, me) {
+			return c.record(ctx, routine, me, val, keep)
+		}
+		return &h, nil
+	}
+	return nil, errors.New("the slot's claim key keeps changing")
 }
 
 // takeRun makes the routine's run key this device's for me.Slot and returns its revision, or
@@ -697,7 +804,16 @@ func (c *Client) takeRun(ctx context.Context, kv jetstream.KeyValue, routine str
 			h = holder{Device: "unknown"}
 		}
 		switch {
-		case h.Journal == me.Journal:
+		case !c.trusted(key, routine, time.Time{}, h):
+			// Not a run of any device of this hub: taken over, nobody's run is settled.
+			rev, err = kv.Update(ctx, key, val, e.Revision())
+			if err == nil {
+				return rev, nil, nil
+			}
+			if !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+				return 0, nil, err
+			}
+		case c.mine(h, me):
 			// This journal's own run key. The engine runs one scheduled slot of a routine at a
 			// time, so any other slot's run is over: an earlier owner's (its runs were ended
 			// before this engine armed anything) or a release the hub has not taken yet.
@@ -1203,7 +1319,11 @@ func (c *Client) settleDead(ctx context.Context, kv jetstream.KeyValue) {
 		_ = kv.Delete(ctx, runKey(routine), jetstream.LastRevision(entries[routine].rev))
 	}
 	for _, routine := range dead {
-		c.settleRun(ctx, kv, routine, entries[routine])
+		// A run key no device of this hub signed is nobody's run to record: the next claim of
+		// the routine takes it over (takeRun).
+		if c.trusted(runKey(routine), routine, time.Time{}, entries[routine].h) {
+			c.settleRun(ctx, kv, routine, entries[routine])
+		}
 	}
 }
 

@@ -43,7 +43,11 @@ type State struct {
 	// Drift lists the shared routines another live device defines differently.
 	Drift []Drift `json:"drift"`
 	// NameClash lists the ids of other live devices that use this device's name (Device).
-	NameClash []string  `json:"name_clash,omitempty"`
+	NameClash []string `json:"name_clash,omitempty"`
+	// Ignored lists the claim and run keys this device found on the hub and did not trust (no
+	// device of this hub signed them: a forgery by a holder of the hub's token, or a device
+	// without credentials_file), "key: why", since the owner started.
+	Ignored   []string  `json:"ignored,omitempty"`
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
@@ -97,6 +101,10 @@ func (c *Client) state() State {
 		return a.Name < b.Name || a.Name == b.Name && a.ID < b.ID
 	})
 	s.NameClash = append([]string(nil), c.clash...)
+	for key, why := range c.ignored {
+		s.Ignored = append(s.Ignored, key+": "+why)
+	}
+	sort.Strings(s.Ignored)
 	for routine, devs := range c.drift {
 		s.Drift = append(s.Drift, Drift{Routine: routine, Devices: devs})
 	}

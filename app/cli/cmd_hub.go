@@ -32,6 +32,9 @@ routines.toml (a token_file elsewhere is refused), and point [hub] in that routi
 URL (see the README). The store defaults to the hub/
 directory of the state directory. Every write is on disk before it is acknowledged.
 
+Give each device credentials of its own with 'routinely hub add-device NAME': its claims are
+then signed, and a claim no device of this hub signed is ignored and reported.
+
 To let other machines in, listen on their network (--listen 0.0.0.0:4222) with TLS:
 --tls-cert and --tls-key name the PEM certificate and its key; the devices then dial the
 tls:// URL printed and verify the certificate with [hub] ca_file. Without TLS it warns: the
@@ -42,6 +45,7 @@ Stops on SIGINT or SIGTERM.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return runHub(cmd.Context(), e, o) },
 	}
+	cmd.AddCommand(newHubAddDeviceCmd(e), newHubRemoveDeviceCmd(e))
 	cmd.Flags().StringVar(&o.listen, "listen", o.listen, "host:port to listen on (0.0.0.0:4222 for other machines; then use TLS or a private network)")
 	cmd.Flags().StringVar(&o.store, "store", "", "directory for the token and JetStream's files (default: <state dir>/hub)")
 	cmd.Flags().StringVar(&o.tlsCert, "tls-cert", "", "PEM file of the hub's TLS certificate; devices then use tls:// and ca_file")

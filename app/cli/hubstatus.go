@@ -33,7 +33,10 @@ type jsonHub struct {
 	Devices      []jsonHubDevice `json:"devices"`
 	Drift        []jsonHubDrift  `json:"drift"`
 	// NameClash: the ids of other live devices that use this device's name.
-	NameClash []string   `json:"name_clash"`
+	NameClash []string `json:"name_clash"`
+	// Ignored: claim and run keys on the hub that no device of this hub signed ("key: why"),
+	// which the owner ignored and claimed over.
+	Ignored   []string   `json:"ignored"`
 	UpdatedAt *time.Time `json:"updated_at"`
 }
 
@@ -60,7 +63,7 @@ func hubStatus(p paths.Paths, cfg *config.Config, st ownership.Status, now time.
 	if cfg == nil || cfg.Hub == nil {
 		return nil, nil
 	}
-	out := &jsonHub{URL: redact.URL(cfg.Hub.URL), Device: cfg.Hub.Device, Devices: []jsonHubDevice{}, Drift: []jsonHubDrift{}, NameClash: []string{}}
+	out := &jsonHub{URL: redact.URL(cfg.Hub.URL), Device: cfg.Hub.Device, Devices: []jsonHubDevice{}, Drift: []jsonHubDrift{}, NameClash: []string{}, Ignored: []string{}}
 	if !st.Held || st.Record == nil {
 		return out, nil
 	}
@@ -78,6 +81,7 @@ func hubStatus(p paths.Paths, cfg *config.Config, st ownership.Status, now time.
 		out.Drift = append(out.Drift, jsonHubDrift{Routine: d.Routine, Devices: d.Devices})
 	}
 	out.NameClash = append(out.NameClash, s.NameClash...)
+	out.Ignored = append(out.Ignored, s.Ignored...)
 	switch {
 	case !s.Connected && s.Refused:
 		since := s.Since
@@ -136,5 +140,8 @@ func printHub(w io.Writer, h *jsonHub, now time.Time) {
 	}
 	if len(h.NameClash) > 0 {
 		fmt.Fprintf(w, "  ! another device on the hub is also called %s: give one of them another name (device under [hub] in routines.toml)\n", h.Device)
+	}
+	for _, k := range h.Ignored {
+		fmt.Fprintf(w, "  ! ignored a claim no device of this hub signed (forged with the hub's token, or from a device without credentials_file): %s\n", k)
 	}
 }

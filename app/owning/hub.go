@@ -40,9 +40,15 @@ func hubClient(p paths.Paths, version string, logger *slog.Logger, onChange func
 		return nil, nil
 	}
 	h := cfg.Hub
-	token, err := h.ReadToken()
-	if err != nil {
-		return nil, fmt.Errorf("%s:%d:%d: [hub]: %w: %w", p.Config, h.Line, h.Col, err, config.ErrConfig)
+	// With credentials_file alone the device connects with its key; the token is then needed
+	// only by devices without credentials.
+	var token string
+	if h.Token != "" || h.TokenFile != "" {
+		t, err := h.ReadToken()
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d:%d: [hub]: %w: %w", p.Config, h.Line, h.Col, err, config.ErrConfig)
+		}
+		token = t
 	}
 	// The certificate a hub must show is kept where the profile's secrets are: whoever could
 	// change it could put a hub of theirs in the middle.
@@ -50,13 +56,29 @@ func hubClient(p paths.Paths, version string, logger *slog.Logger, onChange func
 	if err != nil {
 		return nil, fmt.Errorf("%s:%d:%d: [hub]: %w: %w", p.Config, h.Line, h.Col, err, config.ErrConfig)
 	}
+	var creds *hub.Creds
+	if data, err := h.ReadCredentials(); err != nil {
+		return nil, fmt.Errorf("%s:%d:%d: [hub]: %w: %w", p.Config, h.Line, h.Col, err, config.ErrConfig)
+	} else if data != nil {
+		if creds, err = hub.ParseCreds(data); err != nil {
+			return nil, fmt.Errorf("%s:%d:%d: [hub]: credentials_file %s: %w (copy the file `routinely hub add-device` wrote for this device again): %w",
+				p.Config, h.Line, h.Col, h.CredentialsFile, err, config.ErrConfig)
+		}
+	}
+	device := h.Device
+	if creds != nil {
+		if h.Device != creds.Name {
+			logger.Info("the device takes the name its credentials carry, not [hub] device or the host name", "device", creds.Name, "not", h.Device)
+		}
+		device = creds.Name // the name the hub signed: the one its claims carry
+	}
 	id, err := hub.LoadID(p.State)
 	if err != nil {
 		return nil, err
 	}
-	logger.Info("sharing the routines through the hub", "hub", redact.URL(h.URL), "device", h.Device, "device_id", id, "offline", h.Offline)
+	logger.Info("sharing the routines through the hub", "hub", redact.URL(h.URL), "device", device, "device_id", id, "offline", h.Offline)
 	return hub.New(hub.Options{URL: h.URL, Token: token, TokenFile: h.TokenFile, RootCAs: roots,
-		ID: id, Device: h.Device, LivenessTTL: h.LivenessTTL,
+		ID: id, Creds: creds, Device: device, LivenessTTL: h.LivenessTTL,
 		OfflineLocal: h.Offline == config.OfflineLocal, Version: version, StateDir: p.State,
 		PID: os.Getpid(), Logger: logger, OnChange: onChange}), nil
 }

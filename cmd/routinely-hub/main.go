@@ -109,7 +109,7 @@ func printStarted(w io.Writer, s *hubserver.Server) {
 	if s.TLS {
 		fmt.Fprintf(w, "  ca_file = \"hub.crt\"       # a copy of the certificate (or of its CA), beside routines.toml\n")
 	}
-	fmt.Fprintf(w, "  device = \"laptop\"\nCtrl-C stops.\n")
+	fmt.Fprintf(w, "  credentials_file = \"laptop.creds\"  # `routinely hub add-device laptop` writes it; one per device, beside routines.toml\nCtrl-C stops.\n")
 }
 
 // warnExposed warns, on w (stderr), when other machines can connect to the hub: what that

@@ -99,10 +99,18 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	hubKey, err := hub.LoadHubKey(opts.Store)
+	if err != nil {
+		return nil, err
+	}
+	hubPub, _ := hubKey.PublicKey()
 	ns, err := server.NewServer(&server.Options{
 		ServerName: "routinely-hub", Host: host, Port: port,
-		Authorization: token,
-		TLSConfig:     tlsConfig, TLSTimeout: 5, // seconds, for a slow device's handshake
+		// The token, or a device's key listed in devices/ (auth): a device with credentials
+		// writes only its own liveness key (docs/design.md#98-signed-claims-and-the-trust-model).
+		CustomClientAuthentication: auth{token: token, store: opts.Store, hubKey: hubPub},
+		AlwaysEnableNonce:          true,
+		TLSConfig:                  tlsConfig, TLSTimeout: 5, // seconds, for a slow device's handshake
 		JetStream: true, StoreDir: filepath.Join(opts.Store, "jetstream"),
 		SyncAlways: true,
 		NoSigs:     true, // the hub command handles signals
@@ -133,7 +141,8 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	return s, nil
 }
 
-// ensureBucket creates the bucket (or brings its configuration up to date).
+// ensureBucket creates the bucket and the slot register (or brings their configuration up to
+// date).
 func (s *Server) ensureBucket(ctx context.Context) error {
 	// In process: no network, and no TLS to verify against a certificate that need not name
 	// the address the hub listens on.
@@ -150,6 +159,9 @@ func (s *Server) ensureBucket(ctx context.Context) error {
 	defer cancel()
 	if _, err := js.CreateOrUpdateKeyValue(ctx, hub.BucketConfig()); err != nil {
 		return fmt.Errorf("hub: bucket %s: %w", hub.Bucket, err)
+	}
+	if _, err := js.CreateOrUpdateStream(ctx, hub.SlotStreamConfig()); err != nil {
+		return fmt.Errorf("hub: stream %s: %w", hub.SlotStream, err)
 	}
 	return nil
 }

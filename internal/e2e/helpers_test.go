@@ -257,6 +257,7 @@ type statusOut struct {
 		Drift []struct {
 			Routine string `json:"routine"`
 		} `json:"drift"`
+		Ignored []string `json:"ignored"`
 	} `json:"hub"`
 	Problems []struct {
 		File string `json:"file"`

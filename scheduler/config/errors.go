@@ -21,3 +21,8 @@ var (
 // ErrHubCA is returned by Hub.ReadCA when [hub] ca_file cannot be used: outside routines.toml's
 // directory, missing, not a regular file, changeable by other users, or without a certificate.
 var ErrHubCA = errors.New("hub ca_file not usable")
+
+// ErrHubCreds is returned by Hub.ReadCredentials when [hub] credentials_file cannot be read as
+// a secret: missing, outside routines.toml's directory, not a regular file, another user's,
+// open to others, too large.
+var ErrHubCreds = errors.New("hub credentials_file not usable")

@@ -30,6 +30,11 @@ type Hub struct {
 	// must be inside as TokenFile: the PEM certificate(s) a hub's TLS certificate must chain to
 	// (ReadCA); "" for the system's roots.
 	CAFile string
+	// CredentialsFile is `credentials_file`, with "~" expanded and relative to routines.toml's
+	// directory, which it must be inside as TokenFile: this device's credentials on the hub
+	// (`routinely hub add-device` writes them), with which it signs its claims and trusts only
+	// claims signed by the hub's devices (ReadCredentials); "" for none.
+	CredentialsFile string
 	// Offline is OfflineClosed (run nothing shared while the hub cannot be reached) or
 	// OfflineLocal (run every routine on this device alone meanwhile, at the risk of a slot
 	// running here and on another device).
@@ -58,7 +63,7 @@ const (
 )
 
 var (
-	hubKeys = map[string]bool{"url": true, "token": true, "token_file": true, "device": true, "offline": true, "liveness_ttl": true, "ca_file": true}
+	hubKeys = map[string]bool{"url": true, "token": true, "token_file": true, "device": true, "offline": true, "liveness_ttl": true, "ca_file": true, "credentials_file": true}
 )
 
 // maxDeviceName is the longest device name: it is part of hub keys.
@@ -71,8 +76,8 @@ func deviceByte(c rune) bool {
 	return c == '_' || c == '-' || ('0' <= c && c <= '9') || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z')
 }
 
-// validDeviceName reports whether name is 1 to maxDeviceName device bytes.
-func validDeviceName(name string) bool {
+// ValidDeviceName reports whether name is 1 to maxDeviceName device bytes.
+func ValidDeviceName(name string) bool {
 	if name == "" || len(name) > maxDeviceName {
 		return false
 	}
@@ -101,7 +106,7 @@ func (v *validator) hub(val any) *Hub {
 	start := v.found
 	for _, k := range sortedKeys(tab) {
 		if !hubKeys[k] {
-			v.problem("", "hub."+k, "unknown key %q in [hub] (want url, token or token_file, device, offline, liveness_ttl, ca_file)", k)
+			v.problem("", "hub."+k, "unknown key %q in [hub] (want url, token or token_file, device, offline, liveness_ttl, ca_file, credentials_file)", k)
 		}
 	}
 	str := func(k string) string {
@@ -125,20 +130,24 @@ func (v *validator) hub(val any) *Hub {
 		v.problem("", "hub.url", "url %q is not nats://HOST:PORT (a '#', '/', '?' or '@' in a user name or password is written %%23, %%2F, %%3F, %%40; a token goes in token_file)", redact.URL(h.URL))
 	}
 	h.Token, h.TokenFile = str("token"), str("token_file")
+	creds := str("credentials_file")
 	switch {
 	case h.Token != "" && h.TokenFile != "":
 		v.problem("", "hub.token", "give token or token_file, not both")
-	case h.Token == "" && h.TokenFile == "":
-		v.problem("", "hub", "[hub] needs token_file = \"…/hub.token\" (the file `routinely hub` wrote) or token = \"…\"")
+	case h.Token == "" && h.TokenFile == "" && creds == "":
+		v.problem("", "hub", "[hub] needs credentials_file = \"NAME.creds\" (the file `routinely hub add-device NAME` wrote), or token_file = \"…/hub.token\" (the file `routinely hub` wrote) or token = \"…\"")
 	case h.TokenFile != "":
 		h.dir, h.TokenFile = v.secretFile(h.TokenFile, "hub.token_file", "token_file", "hub.token")
 	}
 	if h.CAFile = str("ca_file"); h.CAFile != "" {
 		h.dir, h.CAFile = v.secretFile(h.CAFile, "hub.ca_file", "ca_file", "hub.crt")
 	}
+	if h.CredentialsFile = creds; h.CredentialsFile != "" {
+		h.dir, h.CredentialsFile = v.secretFile(h.CredentialsFile, "hub.credentials_file", "credentials_file", "device.creds")
+	}
 	if _, present := tab["device"]; present {
 		h.Device = str("device")
-		if !validDeviceName(h.Device) {
+		if !ValidDeviceName(h.Device) {
 			v.problem("", "hub.device", "device %q must be 1 to 64 of A-Z a-z 0-9 _ -", h.Device)
 		}
 	} else {
@@ -239,6 +248,9 @@ func secretInside(dir, file string) bool {
 func (h *Hub) ReadToken() (string, error) {
 	if h.Token != "" {
 		return h.Token, nil
+	}
+	if h.TokenFile == "" {
+		return "", fmt.Errorf("%w: [hub] has neither token nor token_file", ErrNoHubToken)
 	}
 	if err := h.secretInPlace(h.TokenFile, "token_file", "hub.token"); err != nil {
 		return "", fmt.Errorf("%w: %w", ErrNoHubToken, err)

@@ -139,3 +139,22 @@ func TestHubTokenFileOnlyBesideRoutines(t *testing.T) {
 		}
 	}
 }
+
+// credentials_file alone makes a usable [hub] (the device connects with its key), and follows
+// token_file's rule for where a secret lies.
+func TestHubCredentialsFileAloneAndOnlyBesideRoutines(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "routines.toml")
+	for file, inside := range map[string]bool{"laptop.creds": true, "../laptop.creds": false, "~/laptop.creds": false} {
+		cfg, err := Parse(path, []byte(fmt.Sprintf("[hub]\nurl = \"nats://127.0.0.1:4222\"\ncredentials_file = %q\n", file)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case inside && (cfg.Hub == nil || len(cfg.Problems) != 0 || cfg.Hub.CredentialsFile != filepath.Join(dir, file)):
+			t.Errorf("credentials_file %q: hub %+v, problems %v; want it accepted", file, cfg.Hub, cfg.Problems)
+		case !inside && (cfg.Hub != nil || len(cfg.Problems) != 1 || !strings.Contains(cfg.Problems[0].Message, "is outside")):
+			t.Errorf("credentials_file %q: hub %+v, problems %v; want one saying it is outside", file, cfg.Hub, cfg.Problems)
+		}
+	}
+}
