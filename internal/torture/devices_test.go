@@ -19,7 +19,9 @@ import (
 // home with an owning daemon and a standby, share an every-1s routine. At random the driver
 // SIGKILLs a device's owner (its standby takes over, a new standby starts), SIGSTOPs one for 1–6
 // s, SIGKILLs the hub and starts it again on the same store after 0.5–3 s, and wipes the hub's
-// store (SIGTERM, its JetStream directory deleted, started again after 0.5–3 s). Afterwards: no
+// store (SIGTERM, its JetStream directory deleted, started again after 0.5–3 s; half the time
+// with a device's owner asleep through it and SIGKILLed as the hub returns at once, so that its
+// standby catches up a slot the others ran just before the wipe). Afterwards: no
 // slot ran twice (across devices and owners), every run in the output is one device's success,
 // and no two devices both record a success for one slot. Duration and seed as for TestTorture.
 func TestTortureDevices(t *testing.T) {
@@ -180,6 +182,22 @@ shell = 'echo "$ROUTINELY_SLOT $ROUTINELY_DEVICE" >> %q'
 			// reconnect. The invariants below stay as they are: a slot that ran before the
 			// wipe must not run again, and the devices must keep one grid (issue 28, item 3).
 			d := time.Duration(500+rng.Intn(2500)) * time.Millisecond
+			// Half the time a device's owner sleeps through the wipe and dies as the hub comes
+			// back at once: its standby, owning, catches up the latest slot, which another
+			// device ran just before the wipe and which the empty store no longer knows.
+			var sleeper *Proc
+			if rng.Intn(2) == 0 {
+				sleeper, d = ownerOf(homes[dev], alive(dev)), 0
+			}
+			if sleeper != nil {
+				if !sleeper.IsStopped() {
+					logf("SIGSTOP %s owner pid %d through the wipe", dev, sleeper.PID())
+					sleeper.Stop()
+				}
+				// The routine's slots are whole seconds: wipe just after the next one, which
+				// the other devices run while this owner sleeps.
+				time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 100*time.Millisecond)))
+			}
 			logf("wipe hub pid %d: SIGTERM, delete its JetStream store, back in %s", hub.PID(), d)
 			hub.Term()
 			if !hub.WaitExit(10 * time.Second) {
@@ -194,6 +212,13 @@ shell = 'echo "$ROUTINELY_SLOT $ROUTINELY_DEVICE" >> %q'
 			hub, _ = startHub(listen)
 			logf("hub back on an empty store: pid %d", hub.PID())
 			counts["wipe"]++
+			if sleeper != nil {
+				logf("SIGKILL %s owner pid %d, asleep through the wipe", dev, sleeper.PID())
+				sleeper.Kill()
+				sleeper.WaitExit(5 * time.Second)
+				procs[dev] = append(procs[dev], spawn("--home", homes[dev], "daemon", "--wait"))
+				counts["wipe-sleeper"]++
+			}
 		}
 	}
 	time.Sleep(7 * time.Second) // every SIGSTOP has ended; the devices settle
@@ -259,4 +284,22 @@ shell = 'echo "$ROUTINELY_SLOT $ROUTINELY_DEVICE" >> %q'
 		t.Errorf("only %d slots ran in %s", len(ran), duration)
 	}
 	t.Logf("%d slots ran", len(ran))
+}
+
+// ownerOf returns the process among procs whose pid home's owner.json names (the device's
+// owner), or nil when none does.
+func ownerOf(home string, procs []*Proc) *Proc {
+	var rec struct {
+		PID int `json:"pid"`
+	}
+	b, err := os.ReadFile(filepath.Join(home, "owner.json"))
+	if err != nil || json.Unmarshal(b, &rec) != nil {
+		return nil
+	}
+	for _, p := range procs {
+		if p.PID() == rec.PID {
+			return p
+		}
+	}
+	return nil
 }
