@@ -180,8 +180,11 @@ type Client struct {
 	watchSince time.Time
 	// conn counts the connections to the hub (1: the first); live is the connection on which this
 	// device's liveness key was last published (0: not yet), and liveRev that connection's first
-	// publish's revision: a claim waits for live == conn (ensureLive).
+	// publish's revision: a claim waits for live == conn (ensureLive). began is when the bucket
+	// of connection beganConn was created (storeBegan): kept across restarts, later after a wipe.
 	conn, live, liveRev uint64
+	began               time.Time
+	beganConn           uint64
 	journal             string
 	epoch               uint64
 	settle              func(routine string, slot time.Time, device, reason string)
@@ -682,6 +685,9 @@ func (c *Client) deadLocked(device, journal string, now time.Time) bool {
 //     (and the run key is let go); this journal's own → won (a claim whose answer was lost, or
 //     a restart between the hub claim and the local one: the local claim decides).
 //
+// Every answer says when the hub's store began (Since, storeBegan): a won slot older than that
+// may have run on another device before a wipe, and the engine does not run it.
+//
 // Errors: scheduler.ErrHubUnreachable (wrapped) when the hub is not connected or does not answer
 // within opTimeout; ctx's error.
 func (c *Client) Claim(ctx context.Context, routine string, slot time.Time, keep time.Duration) (scheduler.HubClaim, error) {
@@ -695,6 +701,9 @@ func (c *Client) Claim(ctx context.Context, routine string, slot time.Time, keep
 	me := c.me(routine, slot)
 	val, _ := json.Marshal(me)
 	err = c.ensureLive(ctx)
+	if err == nil {
+		out.Since, err = c.storeBegan(ctx, kv)
+	}
 	var rev uint64
 	var other *holder
 	if err == nil {
@@ -778,6 +787,31 @@ func (c *Client) takeClaim(ctx context.Context, kv jetstream.KeyValue, routine s
 		return &h, nil
 	}
 	return nil, errors.New("the slot's claim key keeps changing")
+}
+
+// storeBegan returns when the hub's bucket was created (the stream's creation time, kept in
+// the store across restarts of the hub, new after a wipe), asked once per connection. Errors:
+// the hub's, unwrapped.
+func (c *Client) storeBegan(ctx context.Context, kv jetstream.KeyValue) (time.Time, error) {
+	c.mu.Lock()
+	conn, began, done := c.conn, c.began, c.beganConn == c.conn
+	c.mu.Unlock()
+	if done {
+		return began, nil
+	}
+	st, err := kv.Status(ctx)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if bs, ok := st.(*jetstream.KeyValueBucketStatus); ok && bs.StreamInfo() != nil {
+		began = bs.StreamInfo().Created
+	}
+	c.mu.Lock()
+	if c.conn == conn {
+		c.began, c.beganConn = began, conn
+	}
+	c.mu.Unlock()
+	return began, nil
 }
 
 // takeRun makes the routine's run key this device's for me.Slot and returns its revision, or

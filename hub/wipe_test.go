@@ -86,3 +86,39 @@ func TestAWipedHubGetsTheDevicesGridBack(t *testing.T) {
 		t.Fatalf("the devices on the earliest grid moved: %v", m)
 	}
 }
+
+// A claim tells when the hub's store began, so the engine can refuse to run a slot from before
+// a wipe (scheduler.HubClaim.Since): a hub restarted on its store keeps that time (its claims
+// are all still there), a hub started again on a wiped store has a later one.
+func TestAClaimSaysWhenTheHubsStoreBegan(t *testing.T) {
+	store := newStore(t)
+	before := time.Now()
+	s := startHub(t, store, "127.0.0.1:0")
+	laptop := join(t, s, "laptop", "j-laptop", 1, "")
+	first := claim(t, laptop, "tick", slot0)
+	if first.Since.Before(before.Add(-time.Second)) || first.Since.After(time.Now()) {
+		t.Fatalf("the store began at %v, want between %v and now", first.Since, before)
+	}
+	s = restart(t, s, store, laptop, 0)
+	var again scheduler.HubClaim
+	eventually(t, 10*time.Second, "the laptop to reconnect", func() bool {
+		var err error
+		again, err = laptop.Claim(context.Background(), "tick", slot0.Add(time.Minute), time.Hour)
+		return err == nil
+	})
+	if !again.Since.Equal(first.Since) {
+		t.Fatalf("after a restart on the same store it began at %v, want %v as before", again.Since, first.Since)
+	}
+	wiped := time.Now()
+	s = wipe(t, s, store)
+	defer s.Shutdown()
+	var after scheduler.HubClaim
+	eventually(t, 10*time.Second, "the laptop to reconnect to the wiped hub", func() bool {
+		var err error
+		after, err = laptop.Claim(context.Background(), "tick", slot0.Add(2*time.Minute), time.Hour)
+		return err == nil
+	})
+	if after.Since.Before(wiped) {
+		t.Fatalf("after a wipe at %v the store began at %v, want later", wiped, after.Since)
+	}
+}

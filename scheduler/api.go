@@ -83,4 +83,8 @@ type HubClaim struct {
 	Slot    time.Time
 	// Rev is the revision of the routine's run key this claim holds (HubWon), for Release.
 	Rev uint64
+	// Since is when the hub's store that decided began (its bucket was created), by the hub's
+	// clock; zero when unknown. A slot before it may have been claimed, and run, by another
+	// device in a store that is gone (a wiped hub): the hub cannot vouch for it (storeForgot).
+	Since time.Time
 }

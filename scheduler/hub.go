@@ -83,6 +83,13 @@ func (e *Engine) hubClaim(ctx context.Context, r *config.Routine, ev slotEvent) 
 		}
 		switch c.Verdict {
 		case HubWon:
+			if storeForgot(c, ev) {
+				e.coord.Release(c, "")
+				e.record(r.Name, ev, journal.OutcomeMissed, fmt.Sprintf(
+					"the hub's store began at %s, after this slot (wiped?): another device may have run it, so it does not run here",
+					c.Since.Local().Format("2006-01-02 15:04:05.000")))
+				return c, hubHandled
+			}
 			return c, hubRun
 		case HubElsewhere:
 			ev.device = c.Device
@@ -98,6 +105,16 @@ func (e *Engine) hubClaim(ctx context.Context, r *config.Routine, ev slotEvent) 
 			return c, hubHandled
 		}
 	}
+}
+
+// storeForgot reports whether the hub that gave c decided on a store that began after ev's
+// slot: a wiped store forgets every claim, so a slot before the wipe may have run on another
+// device, whose claim is gone; winning it now proves nothing and running it could run it twice
+// (a standby taking over just after a wipe catches up the slot the others ran a moment before).
+// Such a slot is recorded missed instead, so it is not lost without a word. Slots after the store
+// began are claimed as always; a hub restarted on its store keeps its creation time.
+func storeForgot(c HubClaim, ev slotEvent) bool {
+	return !c.Since.IsZero() && ev.slot.Before(c.Since)
 }
 
 // supersededReason is why catch-up records an older slot of r missed: superseded by a later

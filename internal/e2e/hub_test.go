@@ -495,3 +495,114 @@ timeout = "4s"
 		t.Fatalf("only %d slots ran after the desktop armed again", after)
 	}
 }
+
+// A wiped hub store forgets who claimed the slots before the wipe. A device that then claims
+// one of them on the empty store wins it, so it must not run it: another device may have run it
+// a moment before. Here the desktop's owner sleeps (SIGSTOP) through a slot the laptop runs; the
+// hub's store is wiped; the desktop's owner is killed and its standby, owning, catches up that
+// slot: it records it missed, saying why, and the slot ran once, on the laptop. The next slot
+// runs once as usual.
+func TestHubWipedStoreDoesNotRunASlotAgain(t *testing.T) {
+	const period = 6 * time.Second
+	dir := t.TempDir()
+	out := filepath.Join(dir, "slots.txt")
+	store := filepath.Join(dir, "hub-store")
+	h := startHubProc(t, store, "127.0.0.1:0")
+	listen := strings.TrimPrefix(h.url, "nats://")
+	routines := fmt.Sprintf(`
+[[routine]]
+name = "tick"
+every = "6s"
+shell = 'echo "$ROUTINELY_SLOT $ROUTINELY_DEVICE" >> %q'
+timeout = "4s"
+`, out)
+	homeA := deviceHome(t, h, "laptop", routines)
+	homeB := deviceHome(t, h, "desktop", routines)
+	a := start(t, homeA, "daemon")
+	waitOwner(t, homeA, a.pid())
+	b := start(t, homeB, "daemon")
+	waitOwner(t, homeB, b.pid())
+	standby := start(t, homeB, "daemon", "--wait")
+	waitStatus(t, homeA, "both devices up", func(s statusOut) bool {
+		return s.Hub != nil && s.Hub.Connected && len(s.Hub.Devices) == 2 && s.Hub.Devices[0].Alive && s.Hub.Devices[1].Alive
+	})
+	ran := func() map[int64][]string {
+		data, _ := os.ReadFile(out)
+		slots := map[int64][]string{}
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			f := strings.Fields(line)
+			if len(f) != 2 {
+				continue
+			}
+			slot, err := time.Parse(time.RFC3339, f[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			slots[slot.Unix()] = append(slots[slot.Unix()], f[1])
+		}
+		return slots
+	}
+	var phase int64 = -1
+	for deadline := time.Now().Add(3 * period); phase < 0; time.Sleep(100 * time.Millisecond) {
+		for slot := range ran() {
+			phase = slot % int64(period/time.Second)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no slot ran within %s", 3*period)
+		}
+	}
+	// The slot S: at least 2 s ahead, on the grid.
+	s := time.Now().Add(2 * time.Second).Truncate(period).Add(time.Duration(phase) * time.Second)
+	for s.Before(time.Now().Add(2 * time.Second)) {
+		s = s.Add(period)
+	}
+	time.Sleep(time.Until(s.Add(-time.Second)))
+	b.signal(syscall.SIGSTOP) // asleep through S: no claim, no row for it
+	for deadline := s.Add(3 * time.Second); len(ran()[s.Unix()]) == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("slot %s did not run on the laptop", s.Format(time.TimeOnly))
+		}
+	}
+	h.signal(syscall.SIGTERM)
+	if code := h.wait(cmdTimeout); code != 0 {
+		t.Fatalf("hub: exit %d on SIGTERM", code)
+	}
+	if err := os.RemoveAll(filepath.Join(store, "jetstream")); err != nil {
+		t.Fatal(err)
+	}
+	h = startHubProc(t, store, listen)
+	b.signal(syscall.SIGKILL)
+	b.wait(cmdTimeout)
+	waitOwner(t, homeB, standby.pid())
+	if time.Now().After(s.Add(period)) {
+		t.Fatalf("the standby owned only at %s, after the slot following %s: the test did not catch that slot up", time.Now().Format(time.TimeOnly), s.Format(time.TimeOnly))
+	}
+	var row *hubRun
+	for deadline := time.Now().Add(cmdTimeout); row == nil; time.Sleep(100 * time.Millisecond) {
+		for _, r := range hubHistory(t, homeB) {
+			if r.Slot.Equal(s) && r.Trigger == "catch-up" {
+				row = &r
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the desktop's new owner recorded nothing for slot %s: %+v", s.Format(time.TimeOnly), hubHistory(t, homeB))
+		}
+	}
+	if row.Outcome != "missed" || !strings.Contains(row.Reason, "the hub's store began") {
+		t.Errorf("the desktop's catch-up of %s: %s (%s), want missed because the hub's store began after it", s.Format(time.TimeOnly), row.Outcome, row.Reason)
+	}
+	next := s.Add(period)
+	time.Sleep(time.Until(next.Add(2 * time.Second)))
+	for _, p := range []*proc{a, standby} {
+		p.stopWith(syscall.SIGTERM)
+	}
+	h.signal(syscall.SIGTERM)
+	h.wait(cmdTimeout)
+	got := ran()
+	if d := got[s.Unix()]; len(d) != 1 {
+		t.Errorf("slot %s ran on %v, want once, on the laptop", s.Format(time.TimeOnly), d)
+	}
+	if d := got[next.Unix()]; len(d) != 1 {
+		t.Errorf("slot %s after the wipe ran on %v, want once", next.Format(time.TimeOnly), d)
+	}
+}

@@ -18,7 +18,10 @@ import (
 // TestTortureDevices is the multi-device chaos run: `routinely hub` and three devices, each a
 // home with an owning daemon and a standby, share an every-1s routine. At random the driver
 // SIGKILLs a device's owner (its standby takes over, a new standby starts), SIGSTOPs one for 1–6
-// s, and SIGKILLs the hub and starts it again on the same store after 0.5–3 s. Afterwards: no
+// s, SIGKILLs the hub and starts it again on the same store after 0.5–3 s, and wipes the hub's
+// store (SIGTERM, its JetStream directory deleted, started again after 0.5–3 s; half the time
+// with a device's owner asleep through it and SIGKILLed as the hub returns at once, so that its
+// standby catches up a slot the others ran just before the wipe). Afterwards: no
 // slot ran twice (across devices and owners), every run in the output is one device's success,
 // and no two devices both record a success for one slot. Duration and seed as for TestTorture.
 func TestTortureDevices(t *testing.T) {
@@ -38,7 +41,18 @@ func TestTortureDevices(t *testing.T) {
 		fmt.Sscan(v, &seed)
 	}
 	rng := rand.New(rand.NewSource(seed))
-	dir := t.TempDir()
+	// Kept when the run fails: the processes' logs and journals are the evidence.
+	dir, err := os.MkdirTemp("", "routinely-torture-devices-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("directory kept for inspection: %s", dir)
+			return
+		}
+		os.RemoveAll(dir)
+	})
 	bin := os.Getenv("ROUTINELY_BIN")
 	if bin == "" {
 		var err error
@@ -153,14 +167,58 @@ shell = 'echo "$ROUTINELY_SLOT $ROUTINELY_DEVICE" >> %q'
 				time.AfterFunc(d, p.Cont)
 				counts["stop"]++
 			}
-		default: // SIGKILL the hub; start it again on the same store
+		case n < 9: // SIGKILL the hub; start it again on the same store
 			d := time.Duration(500+rng.Intn(2500)) * time.Millisecond
 			logf("SIGKILL hub pid %d, back in %s", hub.PID(), d)
 			hub.Kill()
 			hub.WaitExit(5 * time.Second)
 			time.Sleep(d)
 			hub, _ = startHub(listen)
+			logf("hub back: pid %d", hub.PID())
 			counts["hub"]++
+		default: // wipe the hub's store: stop it, delete its JetStream files, start it again
+			// As an operator would (and as TestHubWipedStoreKeepsOneGrid does): every claim,
+			// run key, liveness key and anchor is gone; hub.token stays, so the devices
+			// reconnect. The invariants below stay as they are: a slot that ran before the
+			// wipe must not run again, and the devices must keep one grid (issue 28, item 3).
+			d := time.Duration(500+rng.Intn(2500)) * time.Millisecond
+			// Half the time a device's owner sleeps through the wipe and dies as the hub comes
+			// back at once: its standby, owning, catches up the latest slot, which another
+			// device ran just before the wipe and which the empty store no longer knows.
+			var sleeper *Proc
+			if rng.Intn(2) == 0 {
+				sleeper, d = ownerOf(homes[dev], alive(dev)), 0
+			}
+			if sleeper != nil {
+				if !sleeper.IsStopped() {
+					logf("SIGSTOP %s owner pid %d through the wipe", dev, sleeper.PID())
+					sleeper.Stop()
+				}
+				// The routine's slots are whole seconds: wipe just after the next one, which
+				// the other devices run while this owner sleeps.
+				time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 100*time.Millisecond)))
+			}
+			logf("wipe hub pid %d: SIGTERM, delete its JetStream store, back in %s", hub.PID(), d)
+			hub.Term()
+			if !hub.WaitExit(10 * time.Second) {
+				t.Errorf("hub pid %d did not exit on SIGTERM within 10s", hub.PID())
+				hub.Kill()
+				hub.WaitExit(5 * time.Second)
+			}
+			if err := os.RemoveAll(filepath.Join(store, "jetstream")); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(d)
+			hub, _ = startHub(listen)
+			logf("hub back on an empty store: pid %d", hub.PID())
+			counts["wipe"]++
+			if sleeper != nil {
+				logf("SIGKILL %s owner pid %d, asleep through the wipe", dev, sleeper.PID())
+				sleeper.Kill()
+				sleeper.WaitExit(5 * time.Second)
+				procs[dev] = append(procs[dev], spawn("--home", homes[dev], "daemon", "--wait"))
+				counts["wipe-sleeper"]++
+			}
 		}
 	}
 	time.Sleep(7 * time.Second) // every SIGSTOP has ended; the devices settle
@@ -226,4 +284,22 @@ shell = 'echo "$ROUTINELY_SLOT $ROUTINELY_DEVICE" >> %q'
 		t.Errorf("only %d slots ran in %s", len(ran), duration)
 	}
 	t.Logf("%d slots ran", len(ran))
+}
+
+// ownerOf returns the process among procs whose pid home's owner.json names (the device's
+// owner), or nil when none does.
+func ownerOf(home string, procs []*Proc) *Proc {
+	var rec struct {
+		PID int `json:"pid"`
+	}
+	b, err := os.ReadFile(filepath.Join(home, "owner.json"))
+	if err != nil || json.Unmarshal(b, &rec) != nil {
+		return nil
+	}
+	for _, p := range procs {
+		if p.PID() == rec.PID {
+			return p
+		}
+	}
+	return nil
 }
