@@ -83,22 +83,22 @@ func hubStatus(p paths.Paths, cfg *config.Config, st ownership.Status, now time.
 	out.NameClash = append(out.NameClash, s.NameClash...)
 	out.Ignored = append(out.Ignored, s.Ignored...)
 	switch {
-	case !s.Connected && s.Refused:
-		since := s.Since
-		meanwhile := "shared routines do not run on this device until it is fixed; then the missed slots are caught up"
-		if s.OfflineLocal {
-			meanwhile = `shared routines run on this device alone meanwhile ([hub] offline = "local"), so a slot may also run on another device`
-		}
-		return out, &jsonDiagnosis{Kind: "hub-unreachable", Since: nonZero(since), Message: fmt.Sprintf(
-			"the owner cannot use the hub %s since %s: %s. Meanwhile %s", s.URL, fmtTime(&since, now), s.Error, meanwhile)}
 	case !s.Connected:
+		// Refused (a token or certificate the hub or this device will not take): waiting does
+		// not help, and the error says what does.
 		since := s.Since
 		meanwhile := "shared routines do not run on this device; the missed slots are caught up once it is back"
-		if s.OfflineLocal {
+		switch {
+		case s.OfflineLocal:
 			meanwhile = `shared routines run on this device alone meanwhile ([hub] offline = "local"), so a slot may also run on another device`
+		case s.Refused:
+			meanwhile = "shared routines do not run on this device until it is fixed; then the missed slots are caught up"
 		}
-		return out, &jsonDiagnosis{Kind: "hub-unreachable", Since: nonZero(since), Message: fmt.Sprintf(
-			"the owner cannot reach the hub %s since %s (%s): %s", s.URL, fmtAgo(&since, now), s.Error, meanwhile)}
+		msg := fmt.Sprintf("the owner cannot reach the hub %s since %s (%s): %s", s.URL, fmtAgo(&since, now), s.Error, meanwhile)
+		if s.Refused {
+			msg = fmt.Sprintf("the owner cannot use the hub %s since %s: %s. Meanwhile %s", s.URL, fmtTime(&since, now), s.Error, meanwhile)
+		}
+		return out, &jsonDiagnosis{Kind: "hub-unreachable", Since: nonZero(since), Message: msg}
 	case now.Sub(s.UpdatedAt) > hubStale:
 		at := s.UpdatedAt
 		return out, &jsonDiagnosis{Kind: "hub-unreachable", Since: nonZero(at), Message: fmt.Sprintf(
