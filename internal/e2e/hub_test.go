@@ -421,25 +421,8 @@ timeout = "4s"
 	waitOwner(t, homeA, a.pid())
 	b := start(t, homeB, "daemon")
 	waitOwner(t, homeB, b.pid())
-	waitStatus(t, homeA, "both devices up", func(s statusOut) bool {
-		return s.Hub != nil && s.Hub.Connected && len(s.Hub.Devices) == 2 && s.Hub.Devices[0].Alive && s.Hub.Devices[1].Alive
-	})
-	ran := func() map[int64][]string {
-		data, _ := os.ReadFile(out)
-		slots := map[int64][]string{}
-		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-			f := strings.Fields(line)
-			if len(f) != 2 {
-				continue
-			}
-			slot, err := time.Parse(time.RFC3339, f[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			slots[slot.Unix()] = append(slots[slot.Unix()], f[1])
-		}
-		return slots
-	}
+	waitBothDevicesUp(t, homeA)
+	ran := func() map[int64][]string { return slotsRan(t, out) }
 	var phase int64 = -1
 	deadline := time.Now().Add(3 * period)
 	for phase < 0 {
@@ -523,25 +506,8 @@ timeout = "4s"
 	b := start(t, homeB, "daemon")
 	waitOwner(t, homeB, b.pid())
 	standby := start(t, homeB, "daemon", "--wait")
-	waitStatus(t, homeA, "both devices up", func(s statusOut) bool {
-		return s.Hub != nil && s.Hub.Connected && len(s.Hub.Devices) == 2 && s.Hub.Devices[0].Alive && s.Hub.Devices[1].Alive
-	})
-	ran := func() map[int64][]string {
-		data, _ := os.ReadFile(out)
-		slots := map[int64][]string{}
-		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-			f := strings.Fields(line)
-			if len(f) != 2 {
-				continue
-			}
-			slot, err := time.Parse(time.RFC3339, f[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			slots[slot.Unix()] = append(slots[slot.Unix()], f[1])
-		}
-		return slots
-	}
+	waitBothDevicesUp(t, homeA)
+	ran := func() map[int64][]string { return slotsRan(t, out) }
 	var phase int64 = -1
 	for deadline := time.Now().Add(3 * period); phase < 0; time.Sleep(100 * time.Millisecond) {
 		for slot := range ran() {
@@ -605,4 +571,32 @@ timeout = "4s"
 	if d := got[next.Unix()]; len(d) != 1 {
 		t.Errorf("slot %s after the wipe ran on %v, want once", next.Format(time.TimeOnly), d)
 	}
+}
+
+// slotsRan reads out, where a shared routine's shell appends "$ROUTINELY_SLOT $ROUTINELY_DEVICE"
+// per run, and returns the devices that ran each slot (unix seconds).
+func slotsRan(t *testing.T, out string) map[int64][]string {
+	t.Helper()
+	data, _ := os.ReadFile(out)
+	slots := map[int64][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			continue
+		}
+		slot, err := time.Parse(time.RFC3339, f[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		slots[slot.Unix()] = append(slots[slot.Unix()], f[1])
+	}
+	return slots
+}
+
+// waitBothDevicesUp waits until the owner of home sees itself and one other device up on the hub.
+func waitBothDevicesUp(t *testing.T, home string) {
+	t.Helper()
+	waitStatus(t, home, "both devices up", func(s statusOut) bool {
+		return s.Hub != nil && s.Hub.Connected && len(s.Hub.Devices) == 2 && s.Hub.Devices[0].Alive && s.Hub.Devices[1].Alive
+	})
 }

@@ -66,25 +66,8 @@ timeout = "2s"
 	waitOwner(t, homeA, a.pid())
 	b := start(t, homeB, "daemon")
 	waitOwner(t, homeB, b.pid())
-	waitStatus(t, homeA, "both devices up", func(s statusOut) bool {
-		return s.Hub != nil && s.Hub.Connected && len(s.Hub.Devices) == 2 && s.Hub.Devices[0].Alive && s.Hub.Devices[1].Alive
-	})
-	ran := func() map[int64][]string {
-		data, _ := os.ReadFile(out)
-		slots := map[int64][]string{}
-		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-			f := strings.Fields(line)
-			if len(f) != 2 {
-				continue
-			}
-			slot, err := time.Parse(time.RFC3339, f[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			slots[slot.Unix()] = append(slots[slot.Unix()], f[1])
-		}
-		return slots
-	}
+	waitBothDevicesUp(t, homeA)
+	ran := func() map[int64][]string { return slotsRan(t, out) }
 	var last int64
 	for deadline := time.Now().Add(5 * period); last == 0; time.Sleep(50 * time.Millisecond) {
 		for slot := range ran() {
@@ -190,25 +173,8 @@ timeout = "5s"
 	waitOwner(t, homeA, a.pid())
 	b := start(t, homeB, "daemon")
 	waitOwner(t, homeB, b.pid())
-	waitStatus(t, homeA, "both devices up", func(s statusOut) bool {
-		return s.Hub != nil && s.Hub.Connected && len(s.Hub.Devices) == 2 && s.Hub.Devices[0].Alive && s.Hub.Devices[1].Alive
-	})
-	ran := func() map[int64][]string {
-		data, _ := os.ReadFile(out)
-		slots := map[int64][]string{}
-		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-			f := strings.Fields(line)
-			if len(f) != 2 {
-				continue
-			}
-			slot, err := time.Parse(time.RFC3339, f[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			slots[slot.Unix()] = append(slots[slot.Unix()], f[1])
-		}
-		return slots
-	}
+	waitBothDevicesUp(t, homeA)
+	ran := func() map[int64][]string { return slotsRan(t, out) }
 	// A slot has run with both up (the desktop's journal knows the routine's slots up to it).
 	for deadline := time.Now().Add(3 * period); len(ran()) == 0; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
