@@ -178,6 +178,27 @@ func TestDeeplyNestedConfigIsRefusedAtOnce(t *testing.T) {
 	}
 }
 
+// A routines.toml of one dotted key or one table header 524,000 parts deep (1 MiB; it took a
+// reloading owner from 17 MB to about 1 GB, and every status 1.8 s) is refused at its position
+// by validate and by the daemon, as any too-deep file is.
+func TestDeepDottedKeysAreRefusedAtOnce(t *testing.T) {
+	deep := strings.Repeat("a.", 524_000) + "a"
+	for name, file := range map[string]string{
+		"dotted key":   deep + " = 1\n",
+		"table header": "[" + deep + "]\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			home := newHome(t, file)
+			for _, cmd := range []string{"validate", "daemon"} {
+				_, stderr, code := run(t, home, cmd)
+				if code != 78 || !strings.Contains(stderr, "routines.toml:1:") || !strings.Contains(stderr, "keys nested deeper than 32") {
+					t.Errorf("%s: exit %d, want 78 naming routines.toml:1:COL and the limit of 32; stderr:\n%.2000s", cmd, code, stderr)
+				}
+			}
+		})
+	}
+}
+
 // waitLines waits until file has at least n lines.
 func waitLines(t *testing.T, file string, n int) {
 	t.Helper()
