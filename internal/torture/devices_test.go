@@ -21,7 +21,10 @@ import (
 // s, SIGKILLs the hub and starts it again on the same store after 0.5–3 s, and wipes the hub's
 // store (SIGTERM, its JetStream directory deleted, started again after 0.5–3 s; half the time
 // with a device's owner asleep through it and SIGKILLed as the hub returns at once, so that its
-// standby catches up a slot the others ran just before the wipe). Afterwards: no
+// standby catches up a slot the others ran just before the wipe), and lets a holder of the hub's
+// token forge claims (unsigned, or signed by an unknown key) for the next slots and the run key,
+// and delete past slots' claims: the devices have credentials of their own (issue 28, item 4).
+// Afterwards: no
 // slot ran twice (across devices and owners), every run in the output is one device's success,
 // and no two devices both record a success for one slot. Duration and seed as for TestTorture.
 func TestTortureDevices(t *testing.T) {
@@ -102,6 +105,7 @@ func TestTortureDevices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	forged := map[int64]bool{} // the future slots that got a forged claim
 	out := filepath.Join(dir, "slots.txt")
 	devices := []string{"laptop", "desktop", "server"}
 	homes := map[string]string{}
@@ -111,9 +115,18 @@ func TestTortureDevices(t *testing.T) {
 		if err := os.MkdirAll(home, 0o700); err != nil {
 			t.Fatal(err)
 		}
+		// Each device has credentials of its own (issue 28, item 4); the hub's token is
+		// the forger's.
+		if b, err := exec.Command(bin, "hub", "add-device", dev, "--store", store).CombinedOutput(); err != nil {
+			t.Fatalf("hub add-device %s: %v: %s", dev, err, b)
+		}
+		creds, err := os.ReadFile(filepath.Join(store, "devices", dev+".creds"))
+		if err != nil {
+			t.Fatal(err)
+		}
 		cfg := fmt.Sprintf(`[hub]
 url = %q
-token_file = "hub.token"
+credentials_file = "device.creds"
 device = %q
 liveness_ttl = "3s"
 
@@ -126,7 +139,7 @@ shell = 'echo "$ROUTINELY_SLOT $ROUTINELY_DEVICE" >> %q'
 		if err := os.WriteFile(filepath.Join(home, "routines.toml"), []byte(cfg), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(home, "hub.token"), token, 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(home, "device.creds"), creds, 0o600); err != nil {
 			t.Fatal(err)
 		}
 		homes[dev] = home
@@ -148,7 +161,7 @@ shell = 'echo "$ROUTINELY_SLOT $ROUTINELY_DEVICE" >> %q'
 	for time.Now().Before(end) {
 		time.Sleep(time.Duration(1000+rng.Intn(2000)) * time.Millisecond)
 		dev := devices[rng.Intn(len(devices))]
-		switch n := rng.Intn(10); {
+		switch n := rng.Intn(12); {
 		case n < 4: // SIGKILL one of the device's daemons (often its owner), start a new one
 			if a := alive(dev); len(a) > 0 {
 				p := a[rng.Intn(len(a))]
@@ -176,10 +189,19 @@ shell = 'echo "$ROUTINELY_SLOT $ROUTINELY_DEVICE" >> %q'
 			hub, _ = startHub(listen)
 			logf("hub back: pid %d", hub.PID())
 			counts["hub"]++
+		case n < 11: // a holder of the hub's token forges claims and a run key, deletes claims
+			f, err := forge(url, strings.TrimSpace(string(token)), "tick", rng)
+			logf("forge: claims for slots %v, %d run key, %d past claims deleted (err: %v)", f.slots, f.runs, f.deleted, err)
+			for _, s := range f.slots {
+				forged[s] = true
+			}
+			counts["forged-claims"] += len(f.slots)
+			counts["forged-runs"] += f.runs
+			counts["deleted-claims"] += f.deleted
 		default: // wipe the hub's store: stop it, delete its JetStream files, start it again
 			// As an operator would (and as TestHubWipedStoreKeepsOneGrid does): every claim,
-			// run key, liveness key and anchor is gone; hub.token stays, so the devices
-			// reconnect. The invariants below stay as they are: a slot that ran before the
+			// run key, liveness key and anchor is gone; hub.token, hub.nk and the devices'
+			// credentials stay, so the devices reconnect. The invariants below stay as they are: a slot that ran before the
 			// wipe must not run again, and the devices must keep one grid (issue 28, item 3).
 			d := time.Duration(500+rng.Intn(2500)) * time.Millisecond
 			// Half the time a device's owner sleeps through the wipe and dies as the hub comes
@@ -253,6 +275,8 @@ shell = 'echo "$ROUTINELY_SLOT $ROUTINELY_DEVICE" >> %q'
 		ran[slot.Unix()] = f[1]
 	}
 	success := map[int64]string{}
+	records := map[int64][]string{} // forged slot → each device's record of it
+	accounted := map[int64]bool{}   // forged slot → a device recorded why it did not run
 	for _, dev := range devices {
 		cmd := exec.Command(bin, "--home", homes[dev], "history", "tick", "--json", "--limit", "1000000")
 		stdout, err := cmd.Output()
@@ -262,11 +286,20 @@ shell = 'echo "$ROUTINELY_SLOT $ROUTINELY_DEVICE" >> %q'
 		var runs []struct {
 			Slot    time.Time `json:"slot"`
 			Outcome string    `json:"outcome"`
+			Reason  string    `json:"reason"`
 		}
 		if err := json.Unmarshal(stdout, &runs); err != nil {
 			t.Fatal(err)
 		}
 		for _, r := range runs {
+			if forged[r.Slot.Unix()] {
+				records[r.Slot.Unix()] = append(records[r.Slot.Unix()], dev+": "+r.Outcome+" ("+r.Reason+")")
+				// A skip for another device's claim is what a forged claim did before claims
+				// were signed; it does not account for a slot nobody ran.
+				if r.Outcome != "success" && r.Reason != "" && !strings.HasPrefix(r.Reason, "claimed by ") {
+					accounted[r.Slot.Unix()] = true
+				}
+			}
 			if r.Outcome != "success" {
 				continue
 			}
@@ -280,10 +313,22 @@ shell = 'echo "$ROUTINELY_SLOT $ROUTINELY_DEVICE" >> %q'
 			}
 		}
 	}
+	// Forged claims must not make slots go unrun: each forged slot ran on some device, or a
+	// device recorded why it did not (a fault's, not a claim's, reason).
+	forgedRan := 0
+	for s := range forged {
+		if _, ok := ran[s]; ok {
+			forgedRan++
+		}
+		if _, ok := ran[s]; !ok && !accounted[s] {
+			t.Errorf("slot %s had a forged claim and did not run, without a word: records %v",
+				time.Unix(s, 0).UTC().Format(time.RFC3339), records[s])
+		}
+	}
 	if len(ran) < int(duration/time.Second)/3 {
 		t.Errorf("only %d slots ran in %s", len(ran), duration)
 	}
-	t.Logf("%d slots ran", len(ran))
+	t.Logf("%d slots ran; %d had forged claims, of which %d ran", len(ran), len(forged), forgedRan)
 }
 
 // ownerOf returns the process among procs whose pid home's owner.json names (the device's
