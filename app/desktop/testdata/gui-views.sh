@@ -8,7 +8,10 @@
 VIEWS_HOME=$(mktemp -d /tmp/routinely-views.XXXXXX); chmod 700 "$VIEWS_HOME"
 {
 	echo '[[routine]]'; echo 'name = "tick"'; echo 'every = "2s"'; echo 'shell = "echo tick"'; echo
-	echo '[[routine]]'; echo 'name = "flaky-backup"'; echo 'every = "3s"'; echo 'shell = "echo cannot reach the backup server: connection refused; exit 2"'; echo
+	echo '[[routine]]'; echo 'name = "flaky-backup"'; echo 'every = "3s"'; echo 'shell = "echo cannot reach the backup server: connection refused; exit 2"'
+	# Never auto-paused (5 failures take 15 s): a paused routine is never overdue, and the stuck
+	# owner check below needs one of the two frequent routines overdue.
+	echo 'auto_pause_after = 0'; echo
 	echo '[[routine]]'; echo 'name = "weekday-briefing-with-a-long-name"'; echo 'at = ["08:30"]'
 	echo 'days = ["mon", "tue", "wed", "thu", "fri"]'; echo 'run = ["true"]'; echo
 	echo '[[routine]]'; echo 'name = "inbox"'; echo 'every = "15m"'; echo 'paused = true'; echo 'run = ["true"]'; echo
@@ -77,8 +80,9 @@ pass "Take back against the stuck owner says at once that it cannot work"
 sleep_until_ms() { local d=$(( $1 - $(now_ms) )); [ "$d" -le 0 ] || sleep "$(awk -v d="$d" 'BEGIN{printf "%.3f", d/1000}')"; }
 sleep_until_ms $(( stopped_at + 34000 ))   # the kill-wedged threshold (30 s) on the app's own watch
 shot views-stuck-offered.png
-# The stop may catch one of the two frequent routines mid-run: that one then shows as running
-# (never overdue), so either may be the one marked (they start together only every 6 s).
+# The stop may catch one of the two frequent routines mid-run (from its claim, 50 ms before the
+# slot): that one then shows as running (never overdue), so either may be the one marked (they
+# start together only every 6 s).
 ROUTINELY_HOME=$VIEWS_HOME timeout 10 "$BIN" routines 2>/dev/null | grep -qE '^(tick|flaky-backup) .*OVERDUE since' ||
 	fail "routines marks neither tick nor flaky-backup overdue while their owner is stopped"
 pass "overdue routines marked while the owner is stopped (views-stuck-offered.png)"
