@@ -120,18 +120,8 @@ func TestHubTwoDevicesOneSchedule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("45 s chaos run")
 	}
-	dir := t.TempDir()
-	out := filepath.Join(dir, "slots.txt")
-	store := filepath.Join(dir, "hub-store")
-	h := startHubProc(t, store, "127.0.0.1:0")
+	h, store, out, routines := sharedTickHub(t, "1s", "5s")
 	listen := strings.TrimPrefix(h.url, "nats://")
-	routines := fmt.Sprintf(`
-[[routine]]
-name = "tick"
-every = "1s"
-shell = 'echo "$ROUTINELY_SLOT $ROUTINELY_DEVICE" >> %q'
-timeout = "5s"
-`, out)
 	homeA := deviceHome(t, h, "laptop", routines)
 	homeB := deviceHome(t, h, "desktop", routines)
 	a := start(t, homeA, "daemon")
@@ -403,18 +393,8 @@ func TestHubSecondDeviceWithTheSameNameIsRefused(t *testing.T) {
 // keeps the one grid: every slot that runs is on it, none runs twice.
 func TestHubWipedStoreKeepsOneGrid(t *testing.T) {
 	const period = 5 * time.Second
-	dir := t.TempDir()
-	out := filepath.Join(dir, "slots.txt")
-	store := filepath.Join(dir, "hub-store")
-	h := startHubProc(t, store, "127.0.0.1:0")
+	h, store, out, routines := sharedTickHub(t, "5s", "4s")
 	listen := strings.TrimPrefix(h.url, "nats://")
-	routines := fmt.Sprintf(`
-[[routine]]
-name = "tick"
-every = "5s"
-shell = 'echo "$ROUTINELY_SLOT $ROUTINELY_DEVICE" >> %q'
-timeout = "4s"
-`, out)
 	homeA := deviceHome(t, h, "laptop", routines)
 	homeB := deviceHome(t, h, "desktop", routines)
 	a := start(t, homeA, "daemon")
@@ -423,17 +403,7 @@ timeout = "4s"
 	waitOwner(t, homeB, b.pid())
 	waitBothDevicesUp(t, homeA)
 	ran := func() map[int64][]string { return slotsRan(t, out) }
-	var phase int64 = -1
-	deadline := time.Now().Add(3 * period)
-	for phase < 0 {
-		for slot := range ran() {
-			phase = slot % int64(period/time.Second)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no slot ran within %s", 3*period)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	phase := gridPhase(t, out, period)
 
 	h.signal(syscall.SIGTERM)
 	if code := h.wait(cmdTimeout); code != 0 {
@@ -487,18 +457,8 @@ timeout = "4s"
 // runs once as usual.
 func TestHubWipedStoreDoesNotRunASlotAgain(t *testing.T) {
 	const period = 6 * time.Second
-	dir := t.TempDir()
-	out := filepath.Join(dir, "slots.txt")
-	store := filepath.Join(dir, "hub-store")
-	h := startHubProc(t, store, "127.0.0.1:0")
+	h, store, out, routines := sharedTickHub(t, "6s", "4s")
 	listen := strings.TrimPrefix(h.url, "nats://")
-	routines := fmt.Sprintf(`
-[[routine]]
-name = "tick"
-every = "6s"
-shell = 'echo "$ROUTINELY_SLOT $ROUTINELY_DEVICE" >> %q'
-timeout = "4s"
-`, out)
 	homeA := deviceHome(t, h, "laptop", routines)
 	homeB := deviceHome(t, h, "desktop", routines)
 	a := start(t, homeA, "daemon")
@@ -508,15 +468,7 @@ timeout = "4s"
 	standby := start(t, homeB, "daemon", "--wait")
 	waitBothDevicesUp(t, homeA)
 	ran := func() map[int64][]string { return slotsRan(t, out) }
-	var phase int64 = -1
-	for deadline := time.Now().Add(3 * period); phase < 0; time.Sleep(100 * time.Millisecond) {
-		for slot := range ran() {
-			phase = slot % int64(period/time.Second)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no slot ran within %s", 3*period)
-		}
-	}
+	phase := gridPhase(t, out, period)
 	// The slot S: at least 2 s ahead, on the grid.
 	s := time.Now().Add(2 * time.Second).Truncate(period).Add(time.Duration(phase) * time.Second)
 	for s.Before(time.Now().Add(2 * time.Second)) {
@@ -599,4 +551,37 @@ func waitBothDevicesUp(t *testing.T, home string) {
 	waitStatus(t, home, "both devices up", func(s statusOut) bool {
 		return s.Hub != nil && s.Hub.Connected && len(s.Hub.Devices) == 2 && s.Hub.Devices[0].Alive && s.Hub.Devices[1].Alive
 	})
+}
+
+// sharedTickHub starts a hub in a fresh directory and returns it, its store, the slots file and
+// a routines.toml whose shared routine `tick` (every and timeout as written there) appends
+// "$ROUTINELY_SLOT $ROUTINELY_DEVICE" to that file per run (slotsRan reads it).
+func sharedTickHub(t *testing.T, every, timeout string) (h *hubProc, store, out, routines string) {
+	t.Helper()
+	dir := t.TempDir()
+	out = filepath.Join(dir, "slots.txt")
+	store = filepath.Join(dir, "hub-store")
+	h = startHubProc(t, store, "127.0.0.1:0")
+	routines = fmt.Sprintf(`
+[[routine]]
+name = "tick"
+every = %q
+shell = 'echo "$ROUTINELY_SLOT $ROUTINELY_DEVICE" >> %q'
+timeout = %q
+`, every, out, timeout)
+	return h, store, out, routines
+}
+
+// gridPhase waits (3 periods at most) for a slot of the routine writing out to run and returns
+// its grid's phase: its unix seconds modulo period.
+func gridPhase(t *testing.T, out string, period time.Duration) int64 {
+	t.Helper()
+	for deadline := time.Now().Add(3 * period); ; time.Sleep(100 * time.Millisecond) {
+		for slot := range slotsRan(t, out) {
+			return slot % int64(period/time.Second)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no slot ran within %s", 3*period)
+		}
+	}
 }

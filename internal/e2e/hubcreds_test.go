@@ -49,17 +49,7 @@ func signedDeviceHome(t *testing.T, h *hubProc, store, device, routines string) 
 // its slot (history blaming the device it named) and the run key made them skip as "running".
 func TestHubForgedClaimsAreIgnored(t *testing.T) {
 	const period = 2 * time.Second
-	dir := t.TempDir()
-	out := filepath.Join(dir, "slots.txt")
-	store := filepath.Join(dir, "hub-store")
-	h := startHubProc(t, store, "127.0.0.1:0")
-	routines := fmt.Sprintf(`
-[[routine]]
-name = "tick"
-every = "2s"
-shell = 'echo "$ROUTINELY_SLOT $ROUTINELY_DEVICE" >> %q'
-timeout = "2s"
-`, out)
+	h, store, out, routines := sharedTickHub(t, "2s", "2s")
 	homeA := signedDeviceHome(t, h, store, "laptop", routines)
 	homeB := signedDeviceHome(t, h, store, "desktop", routines)
 	a := start(t, homeA, "daemon")
@@ -156,17 +146,7 @@ timeout = "2s"
 // it skipped and it runs once. Before the register, the desktop's catch-up ran it again.
 func TestHubDeletedClaimDoesNotRunTheSlotAgain(t *testing.T) {
 	const period = 10 * time.Second
-	dir := t.TempDir()
-	out := filepath.Join(dir, "slots.txt")
-	store := filepath.Join(dir, "hub-store")
-	h := startHubProc(t, store, "127.0.0.1:0")
-	routines := fmt.Sprintf(`
-[[routine]]
-name = "tick"
-every = "10s"
-shell = 'echo "$ROUTINELY_SLOT $ROUTINELY_DEVICE" >> %q'
-timeout = "5s"
-`, out)
+	h, store, out, routines := sharedTickHub(t, "10s", "5s")
 	homeA := signedDeviceHome(t, h, store, "laptop", routines)
 	homeB := signedDeviceHome(t, h, store, "desktop", routines)
 	a := start(t, homeA, "daemon")

@@ -23,7 +23,7 @@ import (
 // with a device's owner asleep through it and SIGKILLed as the hub returns at once, so that its
 // standby catches up a slot the others ran just before the wipe), and lets a holder of the hub's
 // token forge claims (unsigned, or signed by an unknown key) for the next slots and the run key,
-// and delete past slots' claims: the devices have credentials of their own (issue 28, item 4).
+// and delete past slots' claims: the devices have credentials of their own (docs/design.md §9.8).
 // Afterwards: no
 // slot ran twice (across devices and owners), every run in the output is one device's success,
 // and no two devices both record a success for one slot. Duration and seed as for TestTorture.
@@ -115,7 +115,7 @@ func TestTortureDevices(t *testing.T) {
 		if err := os.MkdirAll(home, 0o700); err != nil {
 			t.Fatal(err)
 		}
-		// Each device has credentials of its own (issue 28, item 4); the hub's token is
+		// Each device has credentials of its own (docs/design.md §9.8); the hub's token is
 		// the forger's.
 		if b, err := exec.Command(bin, "hub", "add-device", dev, "--store", store).CombinedOutput(); err != nil {
 			t.Fatalf("hub add-device %s: %v: %s", dev, err, b)
@@ -202,7 +202,7 @@ shell = 'echo "$ROUTINELY_SLOT $ROUTINELY_DEVICE" >> %q'
 			// As an operator would (and as TestHubWipedStoreKeepsOneGrid does): every claim,
 			// run key, liveness key and anchor is gone; hub.token, hub.nk and the devices'
 			// credentials stay, so the devices reconnect. The invariants below stay as they are: a slot that ran before the
-			// wipe must not run again, and the devices must keep one grid (issue 28, item 3).
+			// wipe must not run again, and the devices must keep one grid (docs/design.md §9.6).
 			d := time.Duration(500+rng.Intn(2500)) * time.Millisecond
 			// Half the time a device's owner sleeps through the wipe and dies as the hub comes
 			// back at once: its standby, owning, catches up the latest slot, which another

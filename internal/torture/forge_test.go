@@ -82,7 +82,7 @@ func signUnknown(routine string, h *forgeHolder) error {
 // a live device (its id, name, journal and epoch read from its liveness key), alternately
 // unsigned and signed by a key of an unknown hub; it forges the run key for the coming slot;
 // and it deletes up to 3 claim keys of slots that already ran. Devices with credentials must
-// ignore the forgeries (issue 28, item 4), and the slot register keeps a deleted claim from
+// ignore the forgeries (docs/design.md §9.8), and the slot register keeps a deleted claim from
 // running its slot again. Errors: the hub's (it may be restarting), reported and not fatal.
 func forge(url, token, routine string, rng *rand.Rand) (forgery, error) {
 	var f forgery
