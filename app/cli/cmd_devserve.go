@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/routinely/routinely/internal/netaddr"
 )
 
 type devServeOptions struct {
@@ -53,7 +55,7 @@ func runDevServe(ctx context.Context, e *env, o devServeOptions) error {
 	if err != nil {
 		return fmt.Errorf("dev-serve: %w", err)
 	}
-	if host, _, _ := net.SplitHostPort(o.addr); !loopbackHost(host) {
+	if host, _, _ := net.SplitHostPort(o.addr); !netaddr.Loopback(host) {
 		fmt.Fprintf(e.stderr, "Warning: dev-serve listens on %s, so other machines can read the files of %s. It is meant for trying page watches on this machine: use --addr 127.0.0.1:8765 unless you mean to share them.\n", ln.Addr(), o.dir)
 	}
 	srv := &http.Server{Handler: rootHandler{root}, ReadHeaderTimeout: 10 * time.Second}
@@ -84,16 +86,6 @@ func (h rootHandler) open(rel string) (*os.File, os.FileInfo, error) {
 		return nil, nil, err
 	}
 	return f, fi, nil
-}
-
-// loopbackHost reports whether host (of a listen address) is this machine only: "localhost" or
-// a loopback address; "" and 0.0.0.0 are every interface.
-func loopbackHost(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // rootHandler serves the regular files of root for GET and HEAD: os.Root refuses any path, or

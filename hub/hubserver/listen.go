@@ -10,17 +10,6 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 )
 
-// Loopback reports whether host (of --listen) is this machine only: "localhost" or a loopback
-// address. Any other name or address, and the unspecified ones ("", 0.0.0.0, ::), let other
-// machines connect.
-func Loopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
 // ReachableURLs returns the URLs (scheme://host:port) devices can dial for a hub listening on
 // host and port. For a named host or address that is the one URL. For an unspecified host ("",
 // 0.0.0.0, ::), to which no device can connect, it is one URL per address of this machine's

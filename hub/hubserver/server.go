@@ -20,8 +20,10 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/routinely/routinely/internal/netaddr"
 
 	"github.com/routinely/routinely/hub"
 	"github.com/routinely/routinely/internal/atomicfile"
@@ -126,7 +128,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		ns.Shutdown()
 		return nil, fmt.Errorf("hub: the server did not start listening on %s within 10 s (is the port in use?)", opts.Listen)
 	}
-	s := &Server{Token: token, TokenFile: tokenFile, ns: ns, TLS: tlsConfig != nil, Loopback: Loopback(host)}
+	s := &Server{Token: token, TokenFile: tokenFile, ns: ns, TLS: tlsConfig != nil, Loopback: netaddr.Loopback(host)}
 	scheme := "nats"
 	if s.TLS {
 		scheme = "tls"
